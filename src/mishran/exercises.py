@@ -1,0 +1,101 @@
+"""অনুশীলনীর উত্তর যাচাই (check functions), বাংলায় মতামতসহ।
+
+নিয়ম (COURSE_PLAN §5): অনুশীলনীর ঘরে উত্তরের জায়গায় ... (Ellipsis) থাকে। ফাঁকা থাকলে check_...()
+শুধু মনে করিয়ে দেয়, ভুল তোলে না; ভুল উত্তরে কী ভুল বলে; ঠিক উত্তরে True ফেরত দেয়।
+সমাধানের ঘর একই check ডাকে `assert`-এর ভেতরে, তাই test-এ সমাধান ভুল হলে ধরা পড়ে।
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from . import formats
+
+__all__ = ["BLANK", "is_blank", "check_number", "check_fp16_bits_value", "check_bf16_round",
+           "check_first_unrepresentable_integer", "check_e4m3_max", "check_fp16_decoder"]
+
+BLANK = ...
+
+
+def is_blank(answer) -> bool:
+    return answer is ... or answer is None
+
+
+def _say(ok: bool | None, text: str) -> bool:
+    mark = {True: "✅ ঠিক!", False: "❌ এখনো হয়নি।", None: "✏️"}[ok]
+    print(f"{mark} {text}")
+    return bool(ok)
+
+
+def _blank() -> bool:
+    return _say(None, "উত্তর এখনো লেখা হয়নি: ... -এর জায়গায় তোমার উত্তর বসিয়ে ঘরটি আবার চালাও।")
+
+
+def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: float = 0.0) -> bool:
+    """সাধারণ সংখ্যা-উত্তর যাচাই; নির্দিষ্ট অনুশীলনীর check-গুলো এটাকেই ডাকে।"""
+    if is_blank(answer):
+        return _blank()
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return _say(False, f"{what}: উত্তর একটি সংখ্যা হওয়া চাই (a number), পেয়েছি {answer!r}।")
+    same = (math.isnan(value) and math.isnan(expected)) or value == expected or (
+        rel_tol and math.isclose(value, expected, rel_tol=rel_tol))
+    if same:
+        return _say(True, f"{what} = {answer!r}।")
+    return _say(False, f"{what}: {answer!r} নয়। {hint}".rstrip())
+
+
+# ---------- পাঠ ০১: বিট-বিন্যাস ----------
+
+def check_fp16_bits_value(bits: str, answer) -> bool:
+    """অনুশীলনী ০১.১: FP16 বিট-প্যাটার্ন হাতে পড়ে মান বের করা।"""
+    clean = bits.replace(" ", "").replace(".", "")
+    d = formats.decode_bits(int(clean, 2), "fp16")
+    hint = (f"ধাপে ধাপে: sign={d.sign_bits}, exponent={d.exponent_bits} (= {d.exponent}), "
+            f"mantissa={d.mantissa_bits}। মান = (−1)^sign × 1.mantissa × 2^(exponent − 15)।")
+    return check_number(answer, d.value, f"FP16 {d.sign_bits} {d.exponent_bits} {d.mantissa_bits}-এর মান", hint)
+
+
+def check_bf16_round(x: float, answer) -> bool:
+    """অনুশীলনী ০১.২: একটি সংখ্যা BF16-এ কী হয়ে যায়।"""
+    expected = formats.round_to(x, "bf16")
+    hint = (f"BF16-এ mantissa মাত্র ৭ বিট: {x}-এর কাছে দুই প্রতিবেশীর দূরত্ব "
+            f"{formats.spacing(x, 'bf16')}। টাই হলে যার mantissa জোড় (even) সেদিকে যায়।")
+    return check_number(answer, expected, f"BF16({x})", hint)
+
+
+def check_first_unrepresentable_integer(fmt: str, answer) -> bool:
+    """অনুশীলনী ০১.৩: কোন ধনাত্মক পূর্ণসংখ্যা প্রথম fmt-এ ঠিকঠাক রাখা যায় না।"""
+    f = formats.get_format(fmt)
+    expected = 2 ** (f.mantissa_bits + 1) + 1
+    hint = (f"{f.label}-এ mantissa {f.mantissa_bits} বিট, লুকানো বিটসহ {f.mantissa_bits + 1}। "
+            "কোন ঘাত (power of 2)-এর পর দুই প্রতিবেশীর দূরত্ব ২ হয়ে যায়?")
+    return check_number(answer, expected, f"{f.label}-এ প্রথম যে পূর্ণসংখ্যা রাখা যায় না", hint)
+
+
+def check_e4m3_max(answer) -> bool:
+    """অনুশীলনী ০১.৪: FP8 E4M3-এর সবচেয়ে বড় সসীম সংখ্যা।"""
+    hint = ("E4M3-এ inf নেই, তাই exponent 1111-ও সাধারণ সংখ্যা; কেবল S.1111.111 হলো NaN। "
+            "তাহলে সবচেয়ে বড় mantissa কোনটি, আর exponent 1111 মানে 2-এর কত ঘাত (bias 7)?")
+    return check_number(answer, formats.FORMATS["fp8_e4m3"].max, "FP8 E4M3-এর max", hint)
+
+
+def check_fp16_decoder(decoder: Callable[[int], float]) -> bool:
+    """অনুশীলনী ০১.৫: নিজের লেখা FP16 decoder সব ৬৫,৫৩৬টি প্যাটার্নে যাচাই।"""
+    if is_blank(decoder):
+        return _blank()
+    if not callable(decoder):
+        return _say(False, f"একটি ফাংশন চাই (a function) যা 16-বিট পূর্ণসংখ্যা নিয়ে float ফেরত দেয়; পেয়েছি {decoder!r}।")
+    for pattern in range(2 ** 16):
+        want = formats.decode_bits(pattern, "fp16").value
+        try:
+            got = float(decoder(pattern))
+        except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+            return _say(False, f"প্যাটার্ন {pattern:016b}-এ তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+        same = (math.isnan(want) and math.isnan(got)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
+        if not same:
+            kind = formats.decode_bits(pattern, "fp16").kind
+            return _say(False, f"প্যাটার্ন {pattern:016b} ({kind}): চাই {want!r}, পেয়েছি {got!r}। "
+                               "subnormal (exponent 00000), inf/NaN (11111) আর −0-এর কথা ভেবো।")
+    return _say(True, "তোমার decoder সব ৬৫,৫৩৬টি FP16 প্যাটার্নে সঠিক মান দেয় (−0, subnormal, inf, NaN-সহ)।")

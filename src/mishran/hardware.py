@@ -1,0 +1,167 @@
+"""এই মেশিন কী পারে: ডিভাইস, compute capability, FP16/BF16/TF32/FP8, Colab কি না (পাঠ ০০)।
+
+সিদ্ধান্তের নিয়মগুলো (capability → dtype) আলাদা ফাংশনে, যাতে T4, V100, A100, H100 ছাড়াই test করা যায়।
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import platform
+from dataclasses import dataclass, field
+
+import torch
+
+__all__ = ["DeviceReport", "device_report", "recommended_amp_dtype", "needs_loss_scaling",
+           "capability_features", "is_colab", "default_device"]
+
+
+def capability_features(capability) -> dict:
+    """NVIDIA compute capability (major, minor) থেকে কোন ফরম্যাট hardware-এ আছে।
+
+    FP16 tensor core: Volta sm_70 থেকে; BF16 ও TF32: Ampere sm_80 থেকে; FP8: Ada sm_89 ও Hopper sm_90 থেকে।
+    """
+    cap = _check_capability(capability)
+    return {"fp16_tensor_cores": cap >= (7, 0), "bf16": cap >= (8, 0), "tf32": cap >= (8, 0),
+            "fp8": cap >= (8, 9)}
+
+
+def _check_capability(capability) -> tuple:
+    try:
+        major, minor = (int(v) for v in capability)
+    except (TypeError, ValueError):
+        raise ValueError(f"compute capability হবে (major, minor) জোড়া, যেমন (7, 5); পেয়েছি {capability!r}") from None
+    return (major, minor)
+
+
+def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.dtype:
+    """এই ডিভাইসে mixed precision-এর জন্য কোন 16-বিট dtype নেওয়া উচিত (পাঠ ০০, ০৩)।
+
+    - CPU: BF16 (CPU autocast BF16-ই সবচেয়ে ভালো চেনে)।
+    - sm_80 বা নতুন (A100, H100, H200, RTX 30/40): BF16 — loss scaling লাগে না।
+    - sm_70/sm_75 (V100, T4): FP16 + loss scaling। T4-এ torch.cuda.is_bf16_supported() True বলে,
+      কারণ সে emulation-ও গোনে; কিন্তু BF16 hardware নেই, তাই তা ধীর।
+    - আরও পুরনো GPU: FP32 (tensor core নেই, AMP-এ লাভ সামান্য)।
+    device বা capability না দিলে এই মেশিন দেখে ঠিক করে।
+    """
+    if capability is None:
+        device = device or default_device()
+        if device == "cpu":
+            return torch.bfloat16
+        if device != "cuda":
+            raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
+        if not torch.cuda.is_available():
+            raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
+        capability = torch.cuda.get_device_capability()
+    cap = _check_capability(capability)
+    if cap >= (8, 0):
+        return torch.bfloat16
+    if cap >= (7, 0):
+        return torch.float16
+    return torch.float32
+
+
+def needs_loss_scaling(dtype: torch.dtype) -> bool:
+    """FP16-এর পরিসর ছোট, তাই loss scaling লাগে; BF16-এর পরিসর FP32-এর সমান, লাগে না (পাঠ ০২)।"""
+    return dtype == torch.float16
+
+
+def default_device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def is_colab() -> bool:
+    if "COLAB_RELEASE_TAG" in os.environ:
+        return True
+    try:
+        return importlib.util.find_spec("google.colab") is not None
+    except ModuleNotFoundError:          # 'google' প্যাকেজটাই নেই
+        return False
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@dataclass
+class DeviceReport:
+    """device_report()-এর ফল; print করলে বাংলায় পড়া যায়।"""
+
+    device: str
+    name: str
+    capability: tuple | None
+    gpu_count: int
+    memory_gib: float | None
+    fp16_tensor_cores: bool
+    bf16: bool
+    tf32: bool
+    fp8: bool
+    bf16_reported_by_torch: bool | None
+    colab: bool
+    torch_version: str
+    cuda_version: str | None
+    deepspeed_version: str | None
+    recommended_dtype: torch.dtype
+    notes: list = field(default_factory=list)
+
+    @property
+    def loss_scaling(self) -> bool:
+        return needs_loss_scaling(self.recommended_dtype)
+
+    def lines(self) -> list[str]:
+        yes = lambda b: "আছে" if b else "নেই"  # noqa: E731
+        cap = f"sm_{self.capability[0]}{self.capability[1]}" if self.capability else "—"
+        dtype = str(self.recommended_dtype).replace("torch.", "")
+        out = [
+            f"ডিভাইস (device)          : {self.device} — {self.name}",
+            f"Compute capability      : {cap}" + (f", GPU {self.gpu_count}টি" if self.gpu_count else ""),
+        ]
+        if self.memory_gib is not None:
+            out.append(f"GPU মেমরি               : {self.memory_gib:.1f} GiB")
+        out += [
+            f"FP16 tensor core        : {yes(self.fp16_tensor_cores)}",
+            f"BF16 (hardware-এ)        : {yes(self.bf16)}",
+            f"TF32                    : {yes(self.tf32)}",
+            f"FP8                     : {yes(self.fp8)}",
+            f"Colab                   : {'হ্যাঁ' if self.colab else 'না'}",
+            f"torch                   : {self.torch_version}" + (f" (CUDA {self.cuda_version})" if self.cuda_version else ""),
+            f"deepspeed               : {self.deepspeed_version or 'ইনস্টল করা নেই (not installed)'}",
+            f"প্রস্তাবিত AMP dtype      : {dtype}" + (" + loss scaling" if self.loss_scaling else ""),
+        ]
+        return out + [f"মনে রাখো: {n}" for n in self.notes]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def device_report(device: str | None = None) -> DeviceReport:
+    """এই মেশিনের বিবরণ (পাঠ ০০)। GPU থাকলে প্রথম GPU-টি দেখে।"""
+    device = device or default_device()
+    notes = []
+    common = dict(colab=is_colab(), torch_version=torch.__version__, deepspeed_version=_version("deepspeed"))
+    if device == "cpu":
+        name = platform.processor() or platform.machine() or "CPU"
+        simd = torch.backends.cpu.get_cpu_capability()
+        notes.append("CPU-তে tensor core নেই: BF16 autocast চলে (software-এ বা AVX512/AMX নির্দেশে), "
+                     "কিন্তু গতির লাভ GPU-র মতো হবে না।")
+        return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", None, 0, None,
+                            fp16_tensor_cores=False, bf16=False, tf32=False, fp8=False, bf16_reported_by_torch=None,
+                            cuda_version=None, recommended_dtype=torch.bfloat16, notes=notes, **common)
+    if device != "cuda":
+        raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
+    if not torch.cuda.is_available():
+        raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device_report('cpu') দেখো")
+    cap = torch.cuda.get_device_capability(0)
+    feats = capability_features(cap)
+    props = torch.cuda.get_device_properties(0)
+    reported = torch.cuda.is_bf16_supported()
+    if reported and not feats["bf16"]:
+        notes.append("torch.cuda.is_bf16_supported() True বলছে, কিন্তু এই GPU-তে BF16 hardware নেই "
+                     "(emulation গোনা হচ্ছে); তাই FP16 + loss scaling নেওয়া হলো।")
+    return DeviceReport("cuda", torch.cuda.get_device_name(0), cap, torch.cuda.device_count(),
+                        props.total_memory / 2 ** 30, bf16_reported_by_torch=reported,
+                        cuda_version=torch.version.cuda, recommended_dtype=recommended_amp_dtype(capability=cap),
+                        notes=notes, **feats, **common)
