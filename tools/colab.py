@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEEPSPEED_LESSONS = ("05", "06", "07")   # lessons whose setup cell installs DeepSpeed as well
-BADGE_RE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\s*$", re.M)
+BADGE_RE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)[ \t]*$", re.M)
 
 
 def repo_url(pyproject=ROOT / "pyproject.toml"):

@@ -5,7 +5,7 @@
     python tools/nbclean.py --execute notebooks/*.ipynb   # run top to bottom, then clean
     python tools/nbclean.py --check notebooks/*.ipynb     # exit 1 and list problems (the tests use problems())
 
-Clean means: no execution counts; outputs only in cells marked `# NBVAL_CHECK_OUTPUT`, and there only text
+Clean means: no execution counts (1 on checked cells, which nbval needs); outputs only in cells marked `# NBVAL_CHECK_OUTPUT`, and there only text
 (stream or text/plain, never an error or an image); cell metadata only `tags` and `jupyter`; notebook
 metadata only a plain Python 3 kernelspec and language name.
 """
@@ -40,9 +40,11 @@ def clean(nb):
             cell.pop("outputs", None)
             cell.pop("execution_count", None)
             continue
-        cell["execution_count"] = None
         keep = CHECK_MARK in source(cell)
         cell["outputs"] = [o for o in map(text_only, cell.get("outputs", [])) if o] if keep else []
+        # nbval skips a reference cell whose execution_count is None ("Unrun reference cell"), so a checked
+        # cell carries a fixed count of 1; every other cell carries none.
+        cell["execution_count"] = 1 if cell["outputs"] else None
     return nb
 
 
@@ -57,9 +59,9 @@ def problems(nb):
             found.append(f"cell {i}: metadata {sorted(extra)}")
         if cell["cell_type"] != "code":
             continue
-        if cell.get("execution_count") is not None:
-            found.append(f"cell {i}: execution_count {cell['execution_count']}")
         outs = cell.get("outputs", [])
+        if cell.get("execution_count") != (1 if outs else None):
+            found.append(f"cell {i}: execution_count {cell['execution_count']}")
         if outs and CHECK_MARK not in source(cell):
             found.append(f"cell {i}: stored output without {CHECK_MARK}")
         for o in outs:

@@ -79,6 +79,16 @@ def is_colab() -> bool:
         return False
 
 
+def _cpu_has_bf16_instructions() -> bool:
+    """Linux-এ /proc/cpuinfo-তে avx512_bf16 বা amx_bf16 আছে কি না; অন্য OS-এ জানা না গেলে False।"""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next((ln for ln in f if ln.startswith("flags")), "").split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def _version(package: str) -> str | None:
     try:
         return importlib.metadata.version(package)
@@ -115,21 +125,19 @@ class DeviceReport:
         yes = lambda b: "আছে" if b else "নেই"  # noqa: E731
         cap = f"sm_{self.capability[0]}{self.capability[1]}" if self.capability else "—"
         dtype = str(self.recommended_dtype).replace("torch.", "")
-        out = [
-            f"ডিভাইস (device)          : {self.device} — {self.name}",
-            f"Compute capability      : {cap}" + (f", GPU {self.gpu_count}টি" if self.gpu_count else ""),
-        ]
+        out = [f"ডিভাইস (device): {self.device} — {self.name}",
+               f"compute capability: {cap}" + (f", GPU {self.gpu_count}টি" if self.gpu_count else "")]
         if self.memory_gib is not None:
-            out.append(f"GPU মেমরি               : {self.memory_gib:.1f} GiB")
+            out.append(f"GPU মেমরি: {self.memory_gib:.1f} GiB")
         out += [
-            f"FP16 tensor core        : {yes(self.fp16_tensor_cores)}",
-            f"BF16 (hardware-এ)        : {yes(self.bf16)}",
-            f"TF32                    : {yes(self.tf32)}",
-            f"FP8                     : {yes(self.fp8)}",
-            f"Colab                   : {'হ্যাঁ' if self.colab else 'না'}",
-            f"torch                   : {self.torch_version}" + (f" (CUDA {self.cuda_version})" if self.cuda_version else ""),
-            f"deepspeed               : {self.deepspeed_version or 'ইনস্টল করা নেই (not installed)'}",
-            f"প্রস্তাবিত AMP dtype      : {dtype}" + (" + loss scaling" if self.loss_scaling else ""),
+            f"FP16 tensor core: {yes(self.fp16_tensor_cores)}",
+            f"BF16 hardware-এ: {yes(self.bf16)}",
+            f"TF32: {yes(self.tf32)}",
+            f"FP8: {yes(self.fp8)}",
+            f"Colab: {'হ্যাঁ' if self.colab else 'না'}",
+            f"torch: {self.torch_version}" + (f" (CUDA {self.cuda_version})" if self.cuda_version else ""),
+            f"deepspeed: {self.deepspeed_version or 'ইনস্টল করা নেই (not installed)'}",
+            f"প্রস্তাবিত AMP dtype: {dtype}" + (" + loss scaling" if self.loss_scaling else ""),
         ]
         return out + [f"মনে রাখো: {n}" for n in self.notes]
 
@@ -145,10 +153,11 @@ def device_report(device: str | None = None) -> DeviceReport:
     if device == "cpu":
         name = platform.processor() or platform.machine() or "CPU"
         simd = torch.backends.cpu.get_cpu_capability()
-        notes.append("CPU-তে tensor core নেই: BF16 autocast চলে (software-এ বা AVX512/AMX নির্দেশে), "
-                     "কিন্তু গতির লাভ GPU-র মতো হবে না।")
+        bf16 = _cpu_has_bf16_instructions()
+        notes.append("CPU-তে tensor core নেই: BF16 autocast চলে" + (" (AVX512-BF16/AMX নির্দেশে)" if bf16 else
+                     " (এই CPU-তে BF16 নির্দেশ নেই, তাই software-এ)") + ", কিন্তু গতির লাভ GPU-র মতো হবে না।")
         return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", None, 0, None,
-                            fp16_tensor_cores=False, bf16=False, tf32=False, fp8=False, bf16_reported_by_torch=None,
+                            fp16_tensor_cores=False, bf16=bf16, tf32=False, fp8=False, bf16_reported_by_torch=None,
                             cuda_version=None, recommended_dtype=torch.bfloat16, notes=notes, **common)
     if device != "cuda":
         raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
