@@ -6,8 +6,8 @@ from mishran import formats
 
 
 def test_blank_answers_remind_and_do_not_fail(capsys):
-    assert ex.check_e4m3_max(...) is False
-    assert ex.check_fp16_decoder(...) is False
+    assert not ex.check_e4m3_max(...)
+    assert not ex.check_fp16_decoder(...)
     assert "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
 
 
@@ -47,3 +47,8 @@ def test_decoder_check_accepts_a_right_decoder_and_catches_a_missing_subnormal(c
 
 def test_checks_agree_with_formats():
     assert formats.decode_bits(0b0_10010_1010000000, "fp16").value == 1.625 * 2 ** 3
+
+
+def test_a_verdict_shows_nothing_extra_in_jupyter():
+    v = ex.check_e4m3_max(448)
+    assert v and hasattr(v, "_ipython_display_") and v._ipython_display_() is None

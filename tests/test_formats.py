@@ -163,6 +163,7 @@ def test_spacing_grows_with_magnitude():
     assert formats.spacing(1.0, "fp16") == 2.0 ** -10
     assert formats.spacing(2048.0, "fp16") == 2.0
     assert formats.spacing(1e-7, "fp16") == 2.0 ** -24      # subnormal: constant spacing
+    assert math.isnan(formats.spacing(1e6, "fp16"))          # beyond max there are no neighbours
     assert len(formats.all_values("fp8_e4m3")) == 127          # 0 and 126 positive finite values
 
 

@@ -1,7 +1,7 @@
 """অনুশীলনীর উত্তর যাচাই (check functions), বাংলায় মতামতসহ।
 
 নিয়ম (COURSE_PLAN §5): অনুশীলনীর ঘরে উত্তরের জায়গায় ... (Ellipsis) থাকে। ফাঁকা থাকলে check_...()
-শুধু মনে করিয়ে দেয়, ভুল তোলে না; ভুল উত্তরে কী ভুল বলে; ঠিক উত্তরে True ফেরত দেয়।
+শুধু মনে করিয়ে দেয়, ভুল তোলে না; ভুল উত্তরে কী ভুল বলে; ঠিক উত্তরে সত্য (truthy) Verdict ফেরত দেয়।
 সমাধানের ঘর একই check ডাকে `assert`-এর ভেতরে, তাই test-এ সমাধান ভুল হলে ধরা পড়ে।
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Callable
 
 from . import formats
 
-__all__ = ["BLANK", "is_blank", "check_number", "check_fp16_bits_value", "check_bf16_round",
+__all__ = ["BLANK", "Verdict", "is_blank", "check_number", "check_fp16_bits_value", "check_bf16_round",
            "check_first_unrepresentable_integer", "check_e4m3_max", "check_fp16_decoder"]
 
 BLANK = ...
@@ -21,17 +21,33 @@ def is_blank(answer) -> bool:
     return answer is ... or answer is None
 
 
-def _say(ok: bool | None, text: str) -> bool:
+class Verdict:
+    """check_...()-এর ফল: `assert`-এ True/False-এর মতো কাজ করে, কিন্তু ঘরের শেষে আলাদা করে কিছু ছাপে না।"""
+
+    def __init__(self, ok: bool):
+        self.ok = bool(ok)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.ok})"
+
+    def _ipython_display_(self):   # বার্তা আগেই ছাপা হয়েছে; Jupyter যেন আবার True/False না দেখায়
+        pass
+
+
+def _say(ok: bool | None, text: str) -> Verdict:
     mark = {True: "✅ ঠিক!", False: "❌ এখনো হয়নি।", None: "✏️"}[ok]
     print(f"{mark} {text}")
-    return bool(ok)
+    return Verdict(bool(ok))
 
 
-def _blank() -> bool:
+def _blank() -> Verdict:
     return _say(None, "উত্তর এখনো লেখা হয়নি: ... -এর জায়গায় তোমার উত্তর বসিয়ে ঘরটি আবার চালাও।")
 
 
-def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: float = 0.0) -> bool:
+def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: float = 0.0) -> Verdict:
     """সাধারণ সংখ্যা-উত্তর যাচাই; নির্দিষ্ট অনুশীলনীর check-গুলো এটাকেই ডাকে।"""
     if is_blank(answer):
         return _blank()
@@ -48,7 +64,7 @@ def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: fl
 
 # ---------- পাঠ ০১: বিট-বিন্যাস ----------
 
-def check_fp16_bits_value(bits: str, answer) -> bool:
+def check_fp16_bits_value(bits: str, answer) -> Verdict:
     """অনুশীলনী ০১.১: FP16 বিট-প্যাটার্ন হাতে পড়ে মান বের করা।"""
     clean = bits.replace(" ", "").replace(".", "")
     d = formats.decode_bits(int(clean, 2), "fp16")
@@ -57,7 +73,7 @@ def check_fp16_bits_value(bits: str, answer) -> bool:
     return check_number(answer, d.value, f"FP16 {d.sign_bits} {d.exponent_bits} {d.mantissa_bits}-এর মান", hint)
 
 
-def check_bf16_round(x: float, answer) -> bool:
+def check_bf16_round(x: float, answer) -> Verdict:
     """অনুশীলনী ০১.২: একটি সংখ্যা BF16-এ কী হয়ে যায়।"""
     expected = formats.round_to(x, "bf16")
     hint = (f"BF16-এ mantissa মাত্র ৭ বিট: {x}-এর কাছে দুই প্রতিবেশীর দূরত্ব "
@@ -65,7 +81,7 @@ def check_bf16_round(x: float, answer) -> bool:
     return check_number(answer, expected, f"BF16({x})", hint)
 
 
-def check_first_unrepresentable_integer(fmt: str, answer) -> bool:
+def check_first_unrepresentable_integer(fmt: str, answer) -> Verdict:
     """অনুশীলনী ০১.৩: কোন ধনাত্মক পূর্ণসংখ্যা প্রথম fmt-এ ঠিকঠাক রাখা যায় না।"""
     f = formats.get_format(fmt)
     expected = 2 ** (f.mantissa_bits + 1) + 1
@@ -74,14 +90,14 @@ def check_first_unrepresentable_integer(fmt: str, answer) -> bool:
     return check_number(answer, expected, f"{f.label}-এ প্রথম যে পূর্ণসংখ্যা রাখা যায় না", hint)
 
 
-def check_e4m3_max(answer) -> bool:
+def check_e4m3_max(answer) -> Verdict:
     """অনুশীলনী ০১.৪: FP8 E4M3-এর সবচেয়ে বড় সসীম সংখ্যা।"""
     hint = ("E4M3-এ inf নেই, তাই exponent 1111-ও সাধারণ সংখ্যা; কেবল S.1111.111 হলো NaN। "
             "তাহলে সবচেয়ে বড় mantissa কোনটি, আর exponent 1111 মানে 2-এর কত ঘাত (bias 7)?")
     return check_number(answer, formats.FORMATS["fp8_e4m3"].max, "FP8 E4M3-এর max", hint)
 
 
-def check_fp16_decoder(decoder: Callable[[int], float]) -> bool:
+def check_fp16_decoder(decoder: Callable[[int], float]) -> Verdict:
     """অনুশীলনী ০১.৫: নিজের লেখা FP16 decoder সব ৬৫,৫৩৬টি প্যাটার্নে যাচাই।"""
     if is_blank(decoder):
         return _blank()
@@ -99,3 +115,35 @@ def check_fp16_decoder(decoder: Callable[[int], float]) -> bool:
             return _say(False, f"প্যাটার্ন {pattern:016b} ({kind}): চাই {want!r}, পেয়েছি {got!r}। "
                                "subnormal (exponent 00000), inf/NaN (11111) আর −0-এর কথা ভেবো।")
     return _say(True, "তোমার decoder সব ৬৫,৫৩৬টি FP16 প্যাটার্নে সঠিক মান দেয় (−0, subnormal, inf, NaN-সহ)।")
+
+
+# ---------- পাঠ ০১ (আরও): যোগফল জমানো (accumulation) ----------
+
+def _sum_stall(fmt, addend, max_steps: int = 1_000_000) -> float:
+    """fmt-এ ০ থেকে বারবার addend যোগ করলে (প্রতি যোগের পর round) যোগফল যেখানে আটকে যায়।
+
+    দুটি সংখ্যাই ছোট ফরম্যাটের, তাই float64-এ s + a নির্ভুল; তারপর round_to একটি ছোট-ফরম্যাটের যোগ।
+    """
+    a = formats.round_to(addend, fmt)
+    s = 0.0
+    for _ in range(max_steps):
+        nxt = formats.round_to(s + a, fmt)
+        if not math.isfinite(nxt):
+            return nxt
+        if nxt == s:
+            return s
+        s = nxt
+    raise ValueError(f"{max_steps} বার যোগ করেও যোগফল থামেনি (no stall); addend বড় করো বা ছোট ফরম্যাট নাও।")
+
+
+def check_sum_stall(fmt: str, addend: float, answer) -> Verdict:
+    """অনুশীলনী ০১.৬: fmt-এর accumulator-এ বারবার addend যোগ করলে যোগফল কোথায় থেমে যায়।"""
+    f = formats.get_format(fmt)
+    a = formats.round_to(addend, f)
+    hint = (f"{f.label}-এ addend আসলে {a!r}। যোগফল s বাড়ে যতক্ষণ addend > spacing(s)/2। "
+            f"কোন 2-এর ঘাত (power of 2) থেকে spacing(s, '{f.name}')/2 addend-এর চেয়ে বড় হয়?")
+    return check_number(answer, _sum_stall(f, addend), f"{f.label}-এ {addend} বারবার যোগ করলে যোগফল যেখানে থামে",
+                        hint)
+
+
+__all__ += ["check_sum_stall"]

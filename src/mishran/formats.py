@@ -258,10 +258,10 @@ def round_to(x, fmt, saturate: bool = False):
 
 
 def spacing(x, fmt) -> float:
-    """|x|-এর জায়গায় fmt-এর দুই প্রতিবেশী সংখ্যার দূরত্ব (ULP), পাঠ ০১।"""
+    """|x|-এর জায়গায় fmt-এর দুই প্রতিবেশী সংখ্যার দূরত্ব (ULP), পাঠ ০১। |x| > max হলে NaN।"""
     f = get_format(fmt)
     a = abs(_as_float(x))
-    if math.isnan(a) or math.isinf(a):
+    if math.isnan(a) or a > f.max:       # সীমার বাইরে (বা inf/NaN): প্রতিবেশী নেই
         return math.nan
     if a < f.min_normal:
         return f.min_subnormal
@@ -283,7 +283,7 @@ def format_table(names=None) -> list[dict]:
     rows = []
     for name in names or FORMATS:
         f = get_format(name)
-        rows.append({"format": f.label, "bits": f"1/{f.exponent_bits}/{f.mantissa_bits}", "bias": f.bias,
+        rows.append({"name": f.name, "format": f.label, "bits": f"1/{f.exponent_bits}/{f.mantissa_bits}", "bias": f.bias,
                      "max": f.max, "min_normal": f.min_normal, "min_subnormal": f.min_subnormal,
                      "eps": f.eps, "decimal_digits": round(math.log10(2) * (f.mantissa_bits + 1), 1)})
     return rows
