@@ -1,0 +1,188 @@
+"""ছোট মডেল: MLP আর TinyGPT, nanoGPT-এর ধাঁচে অক্ষর-ভিত্তিক ভাষা-মডেল (পাঠ ০২ থেকে; পুরোটা পাঠ ০৭-এ)।
+
+কোড device-নিরপেক্ষ: .to("cuda") করলে GPU-তে চলে, আর torch.autocast-এর ভেতরে (BF16 বা FP16) চলে।
+seed দিলে ওজন আসে নিজস্ব torch.Generator থেকে, তাই একই seed মানে হুবহু একই মডেল; seed না দিলে
+torch.manual_seed দিয়ে ঠিক করা global RNG।
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+from torch.nn import functional as F
+
+__all__ = ["MLP", "GPTConfig", "TinyGPT"]
+
+
+def _generator(seed):
+    return None if seed is None else torch.Generator().manual_seed(seed)
+
+
+class MLP(nn.Module):
+    """Linear → ReLU → … → Linear, মোট n_layers টি Linear স্তর (পাঠ ০২–০৪)।"""
+
+    def __init__(self, d_in: int, d_hidden: int, d_out: int, n_layers: int = 2, seed: int | None = None):
+        super().__init__()
+        if n_layers < 1:
+            raise ValueError(f"n_layers অন্তত ১ হতে হবে (at least one layer); পেয়েছি {n_layers}")
+        sizes = [d_in] + [d_hidden] * (n_layers - 1) + [d_out]
+        layers = []
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers.append(nn.Linear(a, b))
+            if i < n_layers - 1:
+                layers.append(nn.ReLU())
+        self.net = nn.Sequential(*layers)
+        g = _generator(seed)
+        for m in self.net:
+            if isinstance(m, nn.Linear):
+                # He init: ReLU প্রায় অর্ধেক মান শূন্য করে, তাই std = sqrt(2 / fan_in) রাখলে মাপ স্তরে স্তরে টেকে
+                nn.init.normal_(m.weight, std=math.sqrt(2 / m.in_features), generator=g)
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x):  # (N, d_in) -> (N, d_out)
+        return self.net(x)
+
+
+@dataclass
+class GPTConfig:
+    """TinyGPT-এর মাপ। ডিফল্টে প্রায় এক লাখ ওজন: CPU-তে কয়েক সেকেন্ডে শতখানেক ধাপ (পাঠ ০২, ০৭)।"""
+
+    vocab_size: int
+    block_size: int = 64     # একবারে সবচেয়ে বেশি কয়টি অক্ষর দেখে (context)
+    n_layer: int = 2
+    n_head: int = 4
+    n_embd: int = 64
+    dropout: float = 0.0
+
+
+class CausalSelfAttention(nn.Module):
+    """প্রতিটি অক্ষর কেবল নিজের আর আগের অক্ষরগুলো দেখে (causal), সামনেরগুলো নয়।"""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        if config.n_embd % config.n_head:
+            raise ValueError(f"n_embd ({config.n_embd}) n_head ({config.n_head}) দিয়ে বিভাজ্য হতে হবে")
+        self.n_head = config.n_head
+        self.dropout = config.dropout
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)  # q, k, v একসঙ্গে
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd)
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.c_attn(x).split(C, dim=2)                      # প্রতিটি (B, T, C)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        # is_causal=True: ভবিষ্যতের অক্ষর ঢেকে রাখে; GPU-তে flash attention kernel নিজে বেছে নেয়
+        y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
+                                           is_causal=True)              # (B, nh, T, hs)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)               # মাথাগুলো আবার পাশাপাশি
+        return self.resid_dropout(self.c_proj(y))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x):  # (B, T, C) -> (B, T, C)
+        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+
+
+class Block(nn.Module):
+    """LayerNorm আগে (pre-norm), তারপর attention আর MLP; দুটোই residual যোগ।"""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd)
+        self.mlp = FeedForward(config)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        x = x + self.mlp(self.ln_2(x))
+        return x
+
+
+class TinyGPT(nn.Module):
+    """ছোট decoder-only transformer: আগের অক্ষরগুলো দেখে পরের অক্ষর আন্দাজ করে (পাঠ ০২, ০৭)।"""
+
+    def __init__(self, config: GPTConfig, seed: int | None = None):
+        super().__init__()
+        self.config = config
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(config.vocab_size, config.n_embd),   # অক্ষরের embedding
+            wpe=nn.Embedding(config.block_size, config.n_embd),   # অবস্থানের embedding
+            drop=nn.Dropout(config.dropout),
+            h=nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
+            ln_f=nn.LayerNorm(config.n_embd),
+        ))
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        # weight tying: ইনপুটের embedding আর আউটপুটের ওজন একই tensor; ওজন কমে, শেখাও ভালো হয়
+        self.transformer.wte.weight = self.lm_head.weight
+
+        g = _generator(seed)
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, mean=0.0, std=0.02, generator=g)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
+            elif isinstance(module, nn.Embedding):
+                nn.init.normal_(module.weight, mean=0.0, std=0.02, generator=g)
+        # residual পথে যোগ হওয়া প্রক্ষেপণ ছোট করে শুরু (GPT-2): স্তর বাড়লেও যোগফলের মাপ না ফুলুক
+        for name, p in self.named_parameters():
+            if name.endswith("c_proj.weight"):
+                nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer), generator=g)
+
+    def num_parameters(self) -> int:
+        """মোট ওজনের সংখ্যা (tied ওজন একবারই গোনা)।"""
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, idx, targets=None):
+        """idx: (B, T) int64 → (logits (B, T, vocab_size), loss বা None)।"""
+        B, T = idx.shape
+        if T > self.config.block_size:
+            raise ValueError(f"ইনপুট {T} অক্ষর লম্বা, কিন্তু block_size মাত্র {self.config.block_size} "
+                             "(sequence too long); ছোট টুকরো দাও")
+        pos = torch.arange(T, device=idx.device)                                  # (T,)
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
+        for block in self.transformer.h:
+            x = block(x)
+        x = self.transformer.ln_f(x)
+        logits = self.lm_head(x)                                                  # (B, T, V)
+        loss = None
+        if targets is not None:
+            # loss FP32-এ: autocast-এর ভেতরে logits 16 বিটের হতে পারে, আর log-softmax-এর যোগফলে সূক্ষ্মতা লাগে
+            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+        return logits, loss
+
+    @torch.no_grad()
+    def generate(self, idx, max_new_tokens: int, temperature: float = 1.0, top_k: int | None = None,
+                 generator: torch.Generator | None = None):
+        """idx (B, T)-এর পরে একে একে max_new_tokens অক্ষর যোগ করে (B, T + max_new_tokens) ফেরত দেয়।
+
+        temperature < 1 মানে বেশি নিশ্চিত, > 1 মানে বেশি এলোমেলো। generator দিলে একই seed-এ একই লেখা।
+        আগে model.eval() ডেকে নাও (dropout বন্ধ)।
+        """
+        for _ in range(max_new_tokens):
+            idx_cond = idx[:, -self.config.block_size:]       # context block_size-এর বেশি নয়
+            logits, _ = self(idx_cond)
+            logits = logits[:, -1, :].float() / temperature    # (B, V): কেবল শেষ অবস্থানের আন্দাজ
+            if top_k is not None:
+                v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+                logits[logits < v[:, [-1]]] = -float("inf")
+            probs = F.softmax(logits, dim=-1)
+            if generator is not None and generator.device != probs.device:
+                # CPU generator দিয়ে GPU মডেল থেকেও একই নমুনা: নমুনা CPU-তে টানা হয়
+                idx_next = torch.multinomial(probs.cpu(), 1, generator=generator).to(idx.device)
+            else:
+                idx_next = torch.multinomial(probs, 1, generator=generator)  # (B, 1)
+            idx = torch.cat((idx, idx_next), dim=1)
+        return idx
