@@ -1,0 +1,333 @@
+"""একটি পড়ার মতো training loop: FP32, FP16 + GradScaler, BF16; gradient accumulation; checkpoint (পাঠ ০৩, ০৪)।
+
+nanoGPT-এর train.py-র মতো একটাই loop, উপর থেকে নিচে পড়া যায়; কোনো trainer class বা callback নেই।
+তিন precision-এর জন্য আলাদা কোড নেই: autocast আর GradScaler দুটোই `enabled=` সুইচে চালু/বন্ধ হয়।
+
+    config = TrainConfig(precision="bf16", steps=200, accumulation_steps=4, clip_norm=1.0, log_every=50)
+    scaler = make_scaler("cuda", config.precision)          # fp16 ছাড়া বন্ধ (disabled) থাকে
+    log = train(model, optimizer, get_batch, config, scaler=scaler)
+    save_checkpoint("ckpt.pt", model, optimizer, scaler, step=log.end_step, generator=gen)
+"""
+from __future__ import annotations
+
+import os
+import random
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+__all__ = ["PRECISIONS", "TrainConfig", "TrainLog", "autocast_for", "make_scaler", "train",
+           "save_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
+
+PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def _check_precision(precision: str) -> torch.dtype:
+    if precision in PRECISIONS:
+        return PRECISIONS[precision]
+    hint = ""
+    if precision == "tf32":
+        hint = (" TF32 কোনো autocast dtype নয়, এটি FP32 matmul-এর একটি mode: precision='fp32' রেখে "
+                "torch.set_float32_matmul_precision('high') চালু করো।")
+    raise ValueError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও: 'fp32', 'fp16' বা 'bf16'।{hint}")
+
+
+@dataclass
+class TrainConfig:
+    """loop-এর সব সিদ্ধান্ত এক জায়গায় (পাঠ ০৩, ০৪)।
+
+    precision: 'fp32' | 'fp16' (autocast + GradScaler) | 'bf16' (autocast, scaler ছাড়া)।
+    steps: কয়টি optimizer step; accumulation_steps: প্রতি step-এ কয়টি micro-batch।
+    clip_norm: gradient-এর মোট norm-এর সীমা (None = clipping নেই)।
+    log_every: প্রতি কত step-এ এক লাইন লেখা হবে (0 = কখনো না); progress: tqdm progress bar।
+    device: None হলে মডেলের ওজন যেখানে আছে সেই device।
+    """
+
+    precision: str = "fp32"
+    steps: int = 100
+    accumulation_steps: int = 1
+    clip_norm: float | None = None
+    log_every: int = 0
+    progress: bool = False
+    device: str | None = None
+
+    def __post_init__(self):
+        _check_precision(self.precision)
+        if not isinstance(self.steps, int) or self.steps < 0:
+            raise ValueError(f"steps হবে ০ বা তার বেশি পূর্ণসংখ্যা (steps < 0); পেয়েছি {self.steps!r}")
+        if not isinstance(self.accumulation_steps, int) or self.accumulation_steps < 1:
+            raise ValueError("accumulation_steps অন্তত ১ হতে হবে (accumulation_steps < 1); ১ মানে accumulation নেই, "
+                             f"k মানে প্রতি optimizer step-এ k-টি micro-batch। পেয়েছি {self.accumulation_steps!r}")
+        if self.clip_norm is not None and not self.clip_norm > 0:
+            raise ValueError(f"clip_norm হবে ধনাত্মক সংখ্যা, অথবা None (clipping বন্ধ); পেয়েছি {self.clip_norm!r}")
+        if not isinstance(self.log_every, int) or self.log_every < 0:
+            raise ValueError(f"log_every হবে ০ (log বন্ধ) বা ধনাত্মক পূর্ণসংখ্যা; পেয়েছি {self.log_every!r}")
+
+
+def autocast_for(device, precision: str):
+    """এই device আর precision-এর autocast context (পাঠ ০৩)। fp32-এ এটি বন্ধ থাকে — একই কোড, সুইচ আলাদা।"""
+    dtype = _check_precision(precision)
+    device_type = torch.device(device).type
+    return torch.amp.autocast(device_type, dtype=dtype, enabled=precision != "fp32")
+
+
+def make_scaler(device, precision: str, **kwargs) -> torch.amp.GradScaler:
+    """GradScaler, যা শুধু fp16-এ চালু থাকে (পাঠ ০৩)। BF16-এর পরিসর FP32-এর সমান, তাই scaling লাগে না।
+
+    kwargs (init_scale, growth_interval, ...) সোজা torch.amp.GradScaler-এ যায়।
+    """
+    _check_precision(precision)
+    return torch.amp.GradScaler(torch.device(device).type, enabled=precision == "fp16", **kwargs)
+
+
+@dataclass
+class TrainLog:
+    """train()-এর ফল। সব তালিকা step ধরে সাজানো; step-এর নম্বর start_step থেকে শুরু (০ থেকে গোনা)।
+
+    losses: প্রতি step-এর loss (ওই step-এর micro-batch-গুলোর গড়, scale ছাড়া আসল মান)।
+    step_times: প্রতি step-এ কত সেকেন্ড (CUDA-তে GPU event দিয়ে মাপা; প্রথম step-এ warm-up ধরা থাকে)।
+    skipped: যে step-গুলো GradScaler বাদ দিয়েছে (gradient-এ inf/NaN) — শুধু fp16-এ হতে পারে।
+    scales: প্রতি step-এ loss কত দিয়ে গুণ হয়েছিল (fp16); অন্য precision-এ খালি।
+    grad_norms: clipping-এর আগে gradient-এর মোট norm, unscale করা আসল একক (শুধু clip_norm দিলে)।
+    scaler: যে GradScaler ব্যবহার হলো; checkpoint-এ এটিও রাখতে হয়।
+    """
+
+    precision: str
+    start_step: int
+    losses: list = field(default_factory=list)
+    step_times: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    scales: list = field(default_factory=list)
+    grad_norms: list = field(default_factory=list)
+    scaler: torch.amp.GradScaler | None = None
+
+    @property
+    def end_step(self) -> int:
+        """মোট কয়টি step শেষ হলো — checkpoint-এ এটাই `step` হিসেবে রাখো।"""
+        return self.start_step + len(self.losses)
+
+    @property
+    def steps(self) -> list:
+        return list(range(self.start_step, self.end_step))
+
+    def __str__(self) -> str:
+        n = len(self.losses)
+        if n == 0:
+            return f"{self.precision}: কোনো step চলেনি"
+        ms = 1000 * sum(self.step_times[1:] or self.step_times) / max(len(self.step_times[1:]), 1)
+        text = (f"{self.precision}: step {self.start_step}–{self.end_step - 1}, loss {self.losses[0]:.4f} → "
+                f"{self.losses[-1]:.4f}, প্রথমটি বাদে গড়ে {ms:.1f} ms/step")
+        if self.scales:
+            text += f", বাদ পড়া step (skipped): {self.skipped or 'নেই'}, শেষ scale {self.scales[-1]:g}"
+        return text
+
+
+def _mark(device_type: str):
+    """একটি সময়-চিহ্ন। CUDA-তে event (রেকর্ড করলে sync হয় না; GPU যখন ওখানে পৌঁছায় তখনকার সময়), CPU-তে ঘড়ি।"""
+    if device_type == "cuda":
+        event = torch.cuda.Event(enable_timing=True)
+        event.record()
+        return event
+    return time.perf_counter()
+
+
+def _seconds(start, end) -> float:
+    if isinstance(start, float):
+        return end - start
+    end.synchronize()                       # এখানে sync — শুধু log-এর সময় বা loop শেষে
+    return start.elapsed_time(end) / 1000
+
+
+def _check_device(model, config: TrainConfig) -> torch.device:
+    params = list(model.parameters())
+    if not params:
+        raise ValueError("মডেলে কোনো parameter নেই (model has no parameters); শেখার কিছু নেই")
+    device = torch.device(config.device) if config.device is not None else params[0].device
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); TrainConfig(device='cpu') দাও")
+    if params[0].device.type != device.type:
+        raise ValueError(f"মডেল আছে {params[0].device}-এ, কিন্তু config.device={config.device!r} (device mismatch); "
+                         f"model.to({config.device!r}) করো অথবা device=None রাখো")
+    return device
+
+
+def _check_amp(model, config: TrainConfig, scaler, device: torch.device) -> None:
+    params = list(model.parameters())
+    low = sorted({str(p.dtype).replace("torch.", "") for p in params if p.dtype != torch.float32})
+    if low:
+        what = "fp16 requested but the weights are not FP32" if config.precision == "fp16" else "weights are not FP32"
+        raise ValueError(f"মডেলের ওজন {', '.join(low)}-এ আছে ({what})। mixed precision-এ ওজন (master "
+                         "weights) FP32-এ থাকে, autocast শুধু হিসাবগুলো নিচু precision-এ চালায়: model.half() বাদ দাও "
+                         "বা model.float() করো।")
+    if config.precision == "fp16" and not scaler.is_enabled():
+        raise ValueError("fp16 requested but the GradScaler is disabled: FP16-এ ছোট gradient শূন্য হয়ে যায় "
+                         "(underflow), তাই loss scaling লাগে। make_scaler(device, 'fp16') দাও।")
+    if config.precision != "fp16" and scaler.is_enabled():
+        raise ValueError(f"GradScaler চালু, কিন্তু precision={config.precision!r} (GradScaler is only for fp16); "
+                         f"make_scaler(device, {config.precision!r}) দাও — সেটি বন্ধ থাকে।")
+    if (config.precision == "bf16" and device.type == "cuda"
+            and torch.cuda.get_device_capability(device) < (8, 0)):
+        warnings.warn("এই GPU-তে BF16 hardware নেই (sm_80-এর আগের GPU, যেমন T4); bf16 চলবে emulation-এ, ধীরে। "
+                      "precision='fp16' নাও (no native BF16 on this GPU)।", stacklevel=3)
+
+
+def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
+          loss_fn=None) -> TrainLog:
+    """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
+
+    get_batch(): একটি (x, y) জোড়া দেয়। মডেল nanoGPT-এর মতো `model(x, y) -> (logits, loss)`;
+    অথবা loss_fn দাও, তখন loss = loss_fn(model(x), y)। scaler না দিলে নতুন একটি বানানো হয় (log.scaler)।
+    resume করতে: step = load_checkpoint(...); train(..., scaler=scaler, start_step=step)।
+    """
+    device = _check_device(model, config)
+    scaler = scaler if scaler is not None else make_scaler(device, config.precision)
+    _check_amp(model, config, scaler, device)
+    ctx = autocast_for(device, config.precision)
+    accum = config.accumulation_steps
+    log = TrainLog(config.precision, start_step, scaler=scaler)
+    losses, scales, norms, marks = [], [], [], [_mark(device.type)]   # সব device-এই থাকে; host-এ আসে পরে
+    logged = 0                                  # শেষ log পর্যন্ত কয়টি step
+    bar = tqdm(range(start_step, start_step + config.steps), disable=not config.progress, desc=config.precision)
+    model.train()
+    for step in bar:
+        step_loss = torch.zeros((), device=device)
+        for _ in range(accum):
+            x, y = get_batch()
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+            with ctx:                           # matmul-গুলো নিচু precision-এ; softmax, loss FP32-এ থাকে
+                if loss_fn is None:
+                    _, loss = model(x, y)
+                else:
+                    loss = loss_fn(model(x), y)
+            # gradient প্রতিটি backward-এ যোগ হয়; আমরা চাই বড় batch-এর গড়, তাই প্রতিটি loss-কে accum দিয়ে ভাগ।
+            loss = loss / accum
+            step_loss += loss.detach()          # .item() নয়: device-এই জমে, sync হয় না
+            # প্রতিটি micro-step-এই scale: না হলে সেই backward-এর FP16 gradient underflow করে শূন্য হতে পারে।
+            scaler.scale(loss).backward()
+        # --- accumulation-এর সীমানা: এখানেই, এবং শুধু এখানেই, optimizer-এর কাজ ---
+        if scaler.is_enabled():
+            # এই step-এর loss যে scale দিয়ে গুণ হয়েছিল (device tensor; get_scale() করলে sync হতো)।
+            scales.append(scaler._get_scale_async().detach().clone())
+        if config.clip_norm is not None:
+            # আগে unscale_: gradient আসল এককে ফেরে, তাই norm আর clip_norm একই এককে। উল্টো ক্রমে
+            # ক্লিপ হতো scale-গুণ gradient, অর্থাৎ আসলে clip_norm / scale-এ।
+            scaler.unscale_(optimizer)
+            norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm).detach())
+        # gradient-এ inf/NaN থাকলে optimizer.step() বাদ পড়ে (fp16)। সেটা জানতে scaler.step নিজেই একবার sync করে
+        # (found_inf.item()); এটা torch-এর, আমাদের loop বাড়তি কিছু যোগ করে না। fp32/bf16-এ scaler বন্ধ: কোনো sync নেই।
+        scaler.step(optimizer)
+        scaler.update()             # inf/NaN পেলে scale অর্ধেক; না পেলে growth_interval পরপর দ্বিগুণ
+        optimizer.zero_grad(set_to_none=True)   # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
+        losses.append(step_loss)
+        marks.append(_mark(device.type))
+
+        if config.log_every and step % config.log_every == 0:
+            # log-এর step-এ, শুধু এখানেই, device থেকে সংখ্যা host-এ আনা হয় (sync)।
+            done = len(losses)
+            ms = 1000 * _seconds(marks[logged], marks[done]) / (done - logged)
+            logged = done
+            line = f"step {step}: loss {step_loss.item():.4f}, {ms:.1f} ms/step"
+            if scales:
+                line += f", scale {scales[-1].item():g}"
+            if config.progress:
+                bar.write(line)
+            else:
+                print(line)
+    bar.close()
+
+    # loop শেষে একবারই সব host-এ আনা।
+    log.losses = torch.stack(losses).tolist() if losses else []
+    log.step_times = [_seconds(a, b) for a, b in zip(marks, marks[1:])]
+    log.grad_norms = torch.stack(norms).tolist() if norms else []
+    if scales:
+        # বাদ পড়া step চেনার উপায়, sync ছাড়া: update() inf/NaN পেলে scale কমায় (× backoff_factor = 0.5),
+        # না পেলে scale একই থাকে বা বাড়ে। তাই step-এর পরের scale আগেরটার চেয়ে ছোট ⇔ সেই step বাদ পড়েছে।
+        after = scales[1:] + [scaler._get_scale_async().detach().clone()]
+        used = torch.stack(scales)
+        went_down = torch.stack(after) < used
+        log.scales = used.tolist()
+        log.skipped = [start_step + i for i, down in enumerate(went_down.tolist()) if down]
+    return log
+
+
+# ---------------------------------------------------------------- checkpoint (পাঠ ০৩)
+
+def rng_state(generator: torch.Generator | None = None) -> dict:
+    """training-এ প্রভাব ফেলে এমন সব random অবস্থা: torch CPU, CUDA (থাকলে), batch-এর generator, numpy, random।"""
+    np_state = np.random.get_state()
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+        "generator": generator.get_state() if generator is not None else None,
+        # numpy-র অবস্থা সাধারণ list-এ, যাতে torch.load(weights_only=True) পড়তে পারে
+        "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
+        "python": random.getstate(),
+    }
+
+
+def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None:
+    """rng_state()-এর উল্টো। checkpoint-এ generator থাকলে তাকেও দিতে হয়।"""
+    torch.set_rng_state(state["torch"])
+    if state["cuda"] is not None:
+        if torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(state["cuda"][:torch.cuda.device_count()])
+        else:
+            warnings.warn("checkpoint-এ CUDA-র random অবস্থা আছে, কিন্তু এখানে GPU নেই; সেটি ফেরানো গেল না "
+                          "(CUDA RNG state not restored)।", stacklevel=3)
+    if state["generator"] is not None:
+        if generator is None:
+            raise ValueError("checkpoint-এ batch generator-এর অবস্থা আছে; load_checkpoint(..., generator=gen) দাও "
+                             "(torch.Generator missing), নইলে resume-এ অন্য batch আসবে।")
+        generator.set_state(state["generator"])
+    name, keys, *rest = state["numpy"]
+    np.random.set_state((name, np.array(keys, dtype=np.uint32), *rest))
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+
+
+def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generator=None, extra=None) -> None:
+    """মডেল, optimizer, GradScaler, step আর সব random অবস্থা এক ফাইলে (পাঠ ০৩)।
+
+    fp16-এ scaler রাখা জরুরি: না রাখলে resume-এ scale আবার 65536 থেকে শুরু হয়, আর প্রথম কয়েক step বাদ পড়ে।
+    আগে পাশের একটি ফাইলে লিখে তারপর নাম বদলানো হয়, যাতে মাঝপথে থামলেও পুরনো checkpoint নষ্ট না হয়।
+    """
+    state = {
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "scaler": scaler.state_dict() if scaler is not None and scaler.is_enabled() else None,
+        "step": int(step),
+        "rng": rng_state(generator),
+        "extra": extra,
+    }
+    tmp = f"{os.fspath(path)}.tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, restore_rng: bool = True) -> int:
+    """save_checkpoint()-এর ফাইল থেকে সব ফেরায়, আর কত step হয়ে গেছে তা ফেরত দেয় (পাঠ ০৩)।
+
+    নতুন process-এ মডেল, optimizer, make_scaler(...) আর generator বানিয়ে এখানে দাও, তারপর
+    train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে।
+    """
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    model.load_state_dict(state["model"])
+    if optimizer is not None:
+        optimizer.load_state_dict(state["optimizer"])
+    enabled = scaler is not None and scaler.is_enabled()
+    if state["scaler"] is not None and not enabled:
+        raise ValueError("checkpoint-এ GradScaler-এর অবস্থা আছে (fp16), কিন্তু চালু scaler দেওয়া হয়নি; "
+                         "make_scaler(device, 'fp16') বানিয়ে load_checkpoint(..., scaler=scaler) দাও "
+                         "(missing GradScaler state)।")
+    if state["scaler"] is None and enabled:
+        raise ValueError("চালু GradScaler দেওয়া হয়েছে, কিন্তু checkpoint-এ তার অবস্থা নেই (no GradScaler state in "
+                         "checkpoint) — এটি fp16 ছাড়া অন্য precision-এ সেভ করা, নাকি scaler দিতে ভুলে গেছিলে?")
+    if enabled:
+        scaler.load_state_dict(state["scaler"])
+    if restore_rng:
+        set_rng_state(state["rng"], generator)
+    return state["step"]
