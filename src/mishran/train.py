@@ -182,6 +182,8 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     get_batch(): একটি (x, y) জোড়া দেয়। মডেল nanoGPT-এর মতো `model(x, y) -> (logits, loss)`;
     অথবা loss_fn দাও, তখন loss = loss_fn(model(x), y)। scaler না দিলে নতুন একটি বানানো হয় (log.scaler)।
     resume করতে: step = load_checkpoint(...); train(..., scaler=scaler, start_step=step)।
+    accumulation-এ প্রতিটি micro-batch-এর loss accumulation_steps দিয়ে ভাগ হয়: এটা ঠিক তখনই, যখন সব
+    micro-batch সমান মাপের আর loss প্রতি উদাহরণের গড়। অসমান মাপ বা token-সংখ্যার ওজন ঠিক করা পাঠ ০৪-এ।
     """
     device = _check_device(model, config)
     scaler = scaler if scaler is not None else make_scaler(device, config.precision)
