@@ -160,3 +160,135 @@ def test_the_buggy_loop_syncs_on_the_first_micro_step_and_the_check_names_that_l
 def test_effective_batch_is_micro_times_accum_times_world():
     assert ex.check_effective_batch(8, 4, 2, 64)
     assert not ex.check_effective_batch(8, 4, 2, 32)
+
+
+# ---------- পাঠ ০৩: AMP-এর training loop ----------
+
+def _amp_step(model, optimizer, scaler, x, y, device_type, dtype):
+    import torch
+    import torch.nn.functional as F
+    with torch.amp.autocast(device_type, dtype=dtype):
+        loss = F.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
+
+
+def test_lesson03_blank_answers_never_fail(capsys):
+    assert not ex.check_amp_step_order(...)
+    assert not ex.check_autocast_dtypes(...)
+    assert not ex.check_autocast_dtypes({op: ... for op in ("linear", "softmax", "sum", "cross_entropy", "x + h")})
+    assert not ex.check_modern_amp_step(...)
+    assert not ex.check_scale_halving_cause(...)
+    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 5
+
+
+def test_amp_step_order_is_backward_unscale_clip_step_update(capsys):
+    assert ex.check_amp_step_order(["backward", "unscale_", "clip", "step", "update"])
+    assert ex.check_amp_step_order(["scale", "unscale", "clip_grad_norm_", "step", "update"])
+    assert not ex.check_amp_step_order(["backward", "clip", "unscale_", "step", "update"])
+    assert "clip_norm ÷ scale" in capsys.readouterr().out
+    assert not ex.check_amp_step_order(["backward", "unscale_", "clip", "update", "step"])
+    assert not ex.check_amp_step_order(["backward", "unscale_", "clip", "step"])
+    assert not ex.check_amp_step_order("backward unscale_ clip step update")
+    assert not ex.check_amp_step_order(["backward", "unscale_", "clip", "step", "zero_grad"])
+
+
+def test_autocast_dtypes_on_cpu_lower_matmul_and_keep_losses_in_fp32(capsys):
+    import torch
+    truth = ex.autocast_dtypes("cpu", torch.bfloat16)
+    assert truth["linear"] == torch.bfloat16
+    assert truth["cross_entropy"] == truth["x + h"] == torch.float32
+    assert ex.check_autocast_dtypes(truth, "cpu", torch.bfloat16)
+    assert ex.check_autocast_dtypes({op: str(d).replace("torch.", "") for op, d in truth.items()}, "cpu")
+    wrong = dict(truth, softmax="fp16" if truth["softmax"] != torch.float16 else "fp32")
+    assert not ex.check_autocast_dtypes(wrong, "cpu")
+    assert "softmax" in capsys.readouterr().out
+    assert not ex.check_autocast_dtypes(dict(truth, sum=...), "cpu")
+    assert "বাকি: sum" in capsys.readouterr().out
+
+
+def test_modern_amp_step_passes_and_each_classic_mistake_is_caught(capsys):
+    import torch
+    import torch.nn.functional as F
+    assert ex.check_modern_amp_step(_amp_step)
+
+    def old_api(model, optimizer, scaler, x, y, device_type, dtype):
+        with torch.cuda.amp.autocast():
+            loss = F.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        return loss
+
+    def no_update(model, optimizer, scaler, x, y, device_type, dtype):
+        with torch.amp.autocast(device_type, dtype=dtype):
+            loss = F.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        optimizer.zero_grad()
+        return loss
+
+    def plain_step(model, optimizer, scaler, x, y, device_type, dtype):
+        with torch.amp.autocast(device_type, dtype=dtype):
+            loss = F.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        optimizer.step()                         # scaler.step নয়: overflow-এও ওজন বদলায়
+        scaler.update()
+        optimizer.zero_grad()
+        return loss
+
+    capsys.readouterr()
+    assert not ex.check_modern_amp_step(old_api)
+    assert "torch.cuda.amp" in capsys.readouterr().out
+    assert not ex.check_modern_amp_step(no_update)
+    assert "update" in capsys.readouterr().out
+    assert not ex.check_modern_amp_step(plain_step)
+    assert "scaler.step(optimizer)" in capsys.readouterr().out
+    assert not ex.check_modern_amp_step(lambda *args: 1 / 0)
+    assert "ZeroDivisionError" in capsys.readouterr().out
+
+
+def test_scale_halving_cause_is_a_forward_overflow():
+    assert ex.check_scale_halving_cause("c") and ex.check_scale_halving_cause("গ")
+    assert not ex.check_scale_halving_cause("a") and not ex.check_scale_halving_cause("z")
+    assert set(ex.SCALE_HALVING_CHOICES) == {"a", "b", "c", "d"}
+
+
+# ---------- পাঠ ০৫ ----------
+
+def test_lesson05_blank_answers_do_not_fail(capsys):
+    assert not ex.check_ds_accumulation_steps(256, 8, 4, ...)
+    assert not ex.check_initial_skipped_steps(3.0, ...)
+    assert not ex.check_zero_gb_per_gpu(7.5e9, 2, 64, ...)
+    assert not ex.check_deepspeed_loop(...)
+    assert "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
+
+
+def test_lesson05_right_answers_pass():
+    assert ex.check_ds_accumulation_steps(256, 8, 4, 8)
+    assert ex.check_initial_skipped_steps(3.0, 19)           # 2^32 → 2^14: 18 halvings + 1 for hysteresis
+    assert ex.check_initial_skipped_steps(3.0, 18, hysteresis=1)
+    assert ex.check_zero_gb_per_gpu(7.5e9, 2, 64, 16.6)      # the ZeRO paper's Figure 1
+    assert ex.check_zero_gb_per_gpu(7.5e9, 3, 64, 1.875)
+    assert ex.check_deepspeed_loop("c")
+
+
+def test_lesson05_wrong_answers_explain(capsys):
+    assert not ex.check_ds_accumulation_steps(256, 8, 4, 32)
+    assert not ex.check_initial_skipped_steps(3.0, 18)
+    assert not ex.check_zero_gb_per_gpu(7.5e9, 2, 64, 120)
+    for wrong in "ABD":
+        assert not ex.check_deepspeed_loop(wrong)
+    assert not ex.check_deepspeed_loop("E")
+    out = capsys.readouterr().out
+    assert "hysteresis" in out and "No inf checks were recorded" in out and "দুবার ভাগ" in out
+
+
+def test_initial_skipped_steps_counts_fp16_rounding():
+    # 65504 is FP16's max; 2 × 32752 = 65504 fits, anything that rounds to 65520 or more is inf
+    assert ex.initial_skipped_steps(32752 / 2 ** 15, initial_scale_power=15, hysteresis=1) == 0
+    assert ex.initial_skipped_steps(65520 / 2 ** 15, initial_scale_power=15, hysteresis=1) == 1
