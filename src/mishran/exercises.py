@@ -666,7 +666,7 @@ def check_initial_skipped_steps(grad_max: float, answer, initial_scale_power: in
             f"ছাড়ায় না। 2^{initial_scale_power} থেকে সেখানে নামতে কয়টি অর্ধেক করা লাগে? তার সঙ্গে hysteresis: প্রথম "
             f"{hysteresis - 1}টি overflow-এ scale কমে না, শুধু step বাদ যায়।")
     return check_number(answer, expected, f"|g|max = {grad_max:g}, initial_scale_power {initial_scale_power}, "
-                                          f"hysteresis {hysteresis}-এ শুরুতে বাদ পড়া step", hint)
+                                          f"hysteresis {hysteresis}-এ শুরুতে বাদ-পড়া ধাপ", hint)
 
 
 def check_zero_gb_per_gpu(num_params: float, stage: int, world_size: int, answer) -> Verdict:

@@ -122,7 +122,7 @@ class TrainLog:
         text = (f"{self.precision}: step {self.start_step}–{self.end_step - 1}, loss {self.losses[0]:.4f} → "
                 f"{self.losses[-1]:.4f}, প্রথমটি বাদে গড়ে {ms:.1f} ms/step")
         if self.scales:
-            text += f", বাদ পড়া step (skipped): {self.skipped or 'নেই'}, শেষ scale {self.scales[-1]:g}"
+            text += f", বাদ-পড়া ধাপ (skipped steps): {self.skipped or 'নেই'}, শেষ scale {self.scales[-1]:g}"
         return text
 
 
@@ -246,7 +246,7 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     log.step_times = [_seconds(a, b) for a, b in zip(marks, marks[1:])]
     log.grad_norms = torch.stack(norms).tolist() if norms else []
     if scales:
-        # বাদ পড়া step চেনার উপায়, sync ছাড়া: update() inf/NaN পেলে scale কমায় (× backoff_factor = 0.5),
+        # বাদ-পড়া ধাপ (skipped step) চেনার উপায়, sync ছাড়া: update() inf/NaN পেলে scale কমায় (× backoff_factor = 0.5),
         # না পেলে scale একই থাকে বা বাড়ে। তাই step-এর পরের scale আগেরটার চেয়ে ছোট ⇔ সেই step বাদ পড়েছে।
         after = scales[1:] + [scaler._get_scale_async().detach().clone()]
         used = torch.stack(scales)
