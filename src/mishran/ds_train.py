@@ -1,0 +1,191 @@
+"""কয়েকটি GPU-তে DeepSpeed দিয়ে TinyGPT প্রশিক্ষণ, ZeRO stage 0/1/2 — DeepSpeed-এর launcher দিয়ে চালানোর script (পাঠ ০৫)।
+
+    deepspeed --num_gpus 2 --module mishran.ds_train --zero-stage 2 --steps 40 --out z2_n2.json
+    deepspeed --num_gpus 1 --module mishran.ds_train --zero-stage 2 --steps 40 --out z2_n1.json
+    python -m mishran.ds_train --cpu --steps 3 --out smoke.json     # CPU-তে এক process (gloo), ছোট মডেল
+
+GPU-র সংখ্যা N যা-ই হোক, global batch একই থাকে: accumulation_steps = global_batch / (micro_batch × N)।
+প্রতিটি step-এর global batch একটি নির্দিষ্ট seed থেকে আসে আর N ভাগে ভাগ হয়, তাই N = 1 আর N = 2-এর loss
+একই নমুনার গড় — পার্থক্য শুধু যোগের ক্রমের rounding। প্রতিটি rank নিজের peak memory
+(torch.cuda.max_memory_allocated) আর model state-এর বাইট মাপে; rank 0 সব জড়ো করে JSON লেখে।
+launcher প্রতিটি process-কে RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT দেয় আর
+`--local_rank=...` argument জোড়ে; launcher ছাড়া চালালে mishran.ds এক-process-এর env বসায়।
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+
+import torch
+
+from mishran import ds
+from mishran.data import CharDataset
+from mishran.models import GPTConfig, TinyGPT
+
+# মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
+SIZES = {
+    "tiny": dict(block_size=64, n_layer=2, n_head=4, n_embd=64),        # ≈ 0.1M ওজন
+    "gpu": dict(block_size=256, n_layer=8, n_head=12, n_embd=768),      # ≈ 57M ওজন
+}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description="DeepSpeed ZeRO দিয়ে TinyGPT (mishran, পাঠ ০৫)")
+    p.add_argument("--zero-stage", type=int, default=0, choices=[0, 1, 2])
+    p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
+    p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
+    p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
+    p.add_argument("--precision", default="auto", choices=["auto", "fp16", "bf16", "fp32"])
+    p.add_argument("--size", default=None, choices=sorted(SIZES), help="মডেলের মাপ (ডিফল্ট: CPU-তে tiny, GPU-তে gpu)")
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--warmup", type=int, default=None, help="সময় মাপার আগে কয়টি step বাদ (ডিফল্ট ৩, কম step-এ ০)")
+    p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে (gloo, BF16)")
+    p.add_argument("--out", default=None, help="ফলাফলের JSON ফাইল (rank 0 লেখে)")
+    p.add_argument("--local_rank", type=int, default=None, help="DeepSpeed launcher নিজে দেয়; env-এর LOCAL_RANK-ই ব্যবহার হয়")
+    return p.parse_args(argv)
+
+
+def global_batch_slice(data: CharDataset, generator: torch.Generator, global_batch: int, block_size: int,
+                       accumulation_steps: int, world_size: int, rank: int):
+    """এক step-এর পুরো global batch বানিয়ে এই rank-এর micro-batch-গুলো ফেরত দেয়: [(x, y)] × accumulation_steps।
+
+    সব rank একই generator-অবস্থা থেকে একই global batch টানে; (accumulation, world, micro) আকারে সাজিয়ে
+    rank r নেয় [:, r]। তাই N যা-ই হোক, এক step-এ মোট নমুনার সেট একই।
+    """
+    x, y = data.get_batch("train", global_batch, block_size, generator=generator)      # (G, T)
+    micro = global_batch // (accumulation_steps * world_size)
+    x = x.view(accumulation_steps, world_size, micro, block_size)[:, rank]
+    y = y.view(accumulation_steps, world_size, micro, block_size)[:, rank]
+    return list(zip(x, y))
+
+
+def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
+        precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
+        cpu: bool = False) -> dict | None:
+    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না।"""
+    use_cuda = torch.cuda.is_available() and not cpu
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if use_cuda:
+        torch.cuda.set_device(local_rank)
+        torch.cuda.reset_peak_memory_stats()
+    elif int(os.environ.get("LOCAL_SIZE", "1")) > 1 and "OMP_NUM_THREADS" not in os.environ:
+        # CPU-তে কয়েকটি process একই core ভাগ করে; প্রত্যেকে সব core নিলে তারা একে অপরের জন্য অপেক্ষা করে
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ["LOCAL_SIZE"])))
+    # launcher না থাকলে এক process-এর env বসে; থাকলে launcher-এর দেওয়া মানই থাকে
+    info = ds.setup_single_process(backend="nccl" if use_cuda else "gloo")
+    rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
+
+    size = size or ("gpu" if use_cuda else "tiny")
+    global_batch = global_batch or (64 if use_cuda else 16)
+    micro = micro_batch or (8 if use_cuda else 4)
+    if global_batch % (micro * world):
+        raise SystemExit(f"global batch {global_batch} micro_batch {micro} × GPU {world} দিয়ে বিভাজ্য নয় "
+                         "(global batch must be divisible by micro_batch × world_size)")
+    accum = global_batch // (micro * world)                    # N বাড়লে accumulation কমে, global batch একই
+    config = ds.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
+                                  zero_stage=zero_stage, precision=None if precision == "auto" else precision,
+                                  device="cuda" if use_cuda else "cpu")
+    precision = "fp16" if "fp16" in config else "bf16" if "bf16" in config else "fp32"
+
+    data = CharDataset()
+    gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])
+    model = TinyGPT(gpt, seed=seed)                            # সব rank-এ একই শুরুর ওজন
+    num_params = model.num_parameters()
+    engine = ds.initialize(model, config, lr=lr)
+    log = ds.LossScaleLog(engine)
+    gen = torch.Generator().manual_seed(seed)                  # সব rank-এ একই global batch
+
+    warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
+    losses, t_start = [], None
+    for step in range(steps):
+        if step == warmup:
+            if use_cuda:
+                torch.cuda.synchronize()
+            t_start = time.perf_counter()
+        step_loss = torch.zeros((), device=device)
+        for x, y in global_batch_slice(data, gen, global_batch, gpt.block_size, accum, world, rank):
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+            _, loss = engine(x, y)
+            engine.backward(loss)          # engine নিজে accum দিয়ে ভাগ করে, FP16-এ scale করে
+            engine.step()                  # সীমানায় gradient-এর গড় সব GPU-তে, তারপর optimizer step
+            step_loss += loss.detach().float()
+        log.record()
+        torch.distributed.all_reduce(step_loss)                # সব rank-এর micro-batch-এর যোগফল
+        losses.append(step_loss.item() / (accum * world))
+    if use_cuda:
+        torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t_start if t_start is not None else None
+    timed = steps - warmup
+
+    mine = {"rank": rank, "device": str(device),
+            "peak_memory_bytes": torch.cuda.max_memory_allocated(device) if use_cuda else None,
+            "memory_allocated_bytes": torch.cuda.memory_allocated(device) if use_cuda else None,
+            "model_state_bytes": ds.model_state_bytes(engine)}
+    per_rank = [None] * world
+    torch.distributed.all_gather_object(per_rank, mine)
+    log.close()
+    ds.release(engine)
+
+    if rank != 0:
+        return None
+    tokens = global_batch * gpt.block_size
+    return {
+        "world_size": world, "zero_stage": zero_stage, "precision": precision,
+        "device": torch.cuda.get_device_name(device) if use_cuda else (platform.processor() or "cpu"),
+        "backend": info["backend"], "model_size": size, "num_params": num_params,
+        "global_batch": global_batch, "micro_batch": micro, "accumulation_steps": accum,
+        "block_size": gpt.block_size, "steps": steps, "warmup_steps": warmup,
+        "losses": losses,
+        "ms_per_step": 1000 * elapsed / timed if elapsed and timed > 0 else None,
+        "tokens_per_s": tokens * timed / elapsed if elapsed and timed > 0 else None,
+        "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
+        "per_rank": per_rank,
+        "zero_paper_bytes_per_gpu": ds.zero_model_state_bytes(num_params, zero_stage, world),
+        "config": config,
+        "versions": {"torch": torch.__version__, "deepspeed": _version("deepspeed")},
+    }
+
+
+def main(argv=None) -> dict | None:
+    args = parse_args(argv)
+    if args.cpu:
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")         # GPU থাকলেও DeepSpeed-এর CPU accelerator
+    elif not torch.cuda.is_available():
+        print("GPU পাওয়া যায়নি; CPU-তে চলছে (gloo, BF16)।")
+    result = run(zero_stage=args.zero_stage, steps=args.steps, global_batch=args.global_batch,
+                 micro_batch=args.micro_batch, precision=args.precision, size=args.size, lr=args.lr, seed=args.seed,
+                 warmup=args.warmup, cpu=args.cpu)
+    if result is not None:
+        r = result
+        print(f"ZeRO {r['zero_stage']}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: loss "
+              f"{r['losses'][0]:.4f} → {r['losses'][-1]:.4f}"
+              + (f", {r['ms_per_step']:.1f} ms/step" if r["ms_per_step"] else ""))
+        peaks = [p["peak_memory_bytes"] for p in r["per_rank"]]
+        if peaks[0] is not None:
+            print("প্রতি GPU-র peak memory (MiB):", [round(p / 2 ** 20, 1) for p in peaks])
+        print("প্রতি rank-এর model state (MiB):",
+              [round(p["model_state_bytes"]["total"] / 2 ** 20, 2) for p in r["per_rank"]])
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as f:
+                json.dump(result, f, ensure_ascii=False, indent=1)
+            print(f"ফলাফল লেখা হলো: {args.out}")
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()
+    return result
+
+
+def _version(name):
+    import importlib.metadata
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,434 @@
+"""mishran.ds and mishran.ds_train: DeepSpeed in a notebook, checked on the CPU (BF16, gloo) in seconds.
+
+FP16 cannot run on DeepSpeed's CPU accelerator, so the FP16 tests tell that accelerator it may (a test-only patch)
+and run DeepSpeed's real FP16 optimizers on a tiny MLP; the CUDA memory test runs only where there is a GPU.
+On a GPU machine the same tests run on the GPU (DeepSpeed picks the accelerator once per process); there the
+comparisons that could meet GPU atomics use the math attention kernel and a tolerance.
+"""
+import copy
+import json
+import math
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from mishran import ds
+from mishran.data import CharDataset
+from mishran.models import MLP, GPTConfig, TinyGPT
+from mishran.scaling import DeepSpeedLossScaler, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+BENGALI = set("অআইঈউএওকখগঘচছজঝটঠডঢণতথদধনপফবভমযরলশষসহ")
+CUDA = torch.cuda.is_available()
+
+
+def _same(a, b, rtol):
+    """Bit for bit on the CPU; within rtol on a GPU (its kernels may add in another order)."""
+    return torch.equal(a, b) if not CUDA else torch.allclose(a.float(), b.float(), rtol=rtol, atol=rtol * 1e-3)
+
+
+@pytest.fixture
+def exact_attention():
+    if not CUDA:
+        yield
+        return
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel(SDPBackend.MATH):
+        yield
+
+
+@pytest.fixture(scope="module")
+def data():
+    return CharDataset()
+
+
+def _gpt(data, seed=0):
+    return TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=seed)
+
+
+def _bilingual(message, english):
+    assert english in message, message
+    assert BENGALI & set(message), message
+
+
+# ---------------------------------------------------------------- config
+
+@pytest.mark.parametrize("kwargs, english", [
+    (dict(micro_batch=4, accumulation_steps=2, world_size=1, train_batch_size=10), "batch arithmetic does not add up"),
+    (dict(micro_batch=4, precision="fp16", device="cpu"), "fp16 is not supported on a CPU"),
+    (dict(micro_batch=4, precision="fp16+bf16", device="cpu"), "fp16 and bf16 cannot both be enabled"),
+    (dict(micro_batch=4, zero_stage=4, device="cpu"), "unknown ZeRO stage"),
+    (dict(micro_batch=0, device="cpu"), "must be a positive integer"),
+])
+def test_config_errors_are_caught_before_deepspeed_in_bengali_and_english(kwargs, english):
+    with pytest.raises(ds.DeepSpeedConfigError) as err:
+        ds.config_for_device(**kwargs)
+    _bilingual(str(err.value), english)
+
+
+@pytest.mark.parametrize("config, english", [
+    ({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2},
+     "batch arithmetic does not add up"),
+    ({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4}, "batch arithmetic does not add up"),
+    ({"train_batch_size": 8, "fp16": {"enabled": True}, "bf16": {"enabled": True}},
+     "fp16 and bf16 cannot both be enabled"),
+    ({"train_batch_size": 8, "fp16": {"enabled": True}}, "fp16 is not supported on a CPU"),
+    ({"train_batch_size": 8, "zero_optimization": {"stage": 5}}, "unknown ZeRO stage"),
+    ({"gradient_accumulation_steps": 2}, "either train_batch_size or train_micro_batch_size_per_gpu"),
+])
+def test_validate_config_catches_hand_written_mistakes(config, english):
+    with pytest.raises(ds.DeepSpeedConfigError) as err:
+        ds.validate_config(config, world_size=1, device="cpu")
+    _bilingual(str(err.value), english)
+
+
+def test_validate_config_derives_the_third_batch_number_like_deepspeed():
+    got = ds.validate_config({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8}, world_size=2, device="cpu")
+    assert (got["accumulation_steps"], got["micro_batch"]) == (4, 8)
+    got = ds.validate_config({"train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 2}, world_size=4,
+                             device="cpu")
+    assert got["train_batch_size"] == 64
+
+
+def test_t4_gets_fp16_with_dynamic_loss_scaling_and_zero1():
+    cfg = ds.config_for_device(micro_batch=8, accumulation_steps=4, capability=(7, 5))
+    assert "bf16" not in cfg and cfg["fp16"] == ds.FP16_DEFAULTS
+    assert cfg["fp16"]["loss_scale"] == 0 and cfg["fp16"]["initial_scale_power"] == 16
+    assert cfg["fp16"]["hysteresis"] == 2 and cfg["fp16"]["min_loss_scale"] == 1
+    assert cfg["zero_optimization"]["stage"] == 1          # stage 0 FP16 does not scale the loss in DeepSpeed 0.19.8
+    assert cfg["train_batch_size"] == 32
+
+
+def test_a100_h100_and_cpu_get_bf16_and_zero0():
+    for cap in [(8, 0), (9, 0)]:
+        cfg = ds.config_for_device(micro_batch=8, capability=cap)
+        assert cfg["bf16"] == {"enabled": True} and "fp16" not in cfg and cfg["zero_optimization"] == {"stage": 0}
+    cfg = ds.config_for_device(micro_batch=8, device="cpu")
+    assert cfg["bf16"] == {"enabled": True} and "optimizer" not in cfg       # client torch.optim: nothing compiles
+    assert ds.choose_precision(capability=(6, 0)) == "fp32"
+
+
+def test_fp16_at_zero_stage_0_warns_about_the_unscaled_loss():
+    with pytest.warns(UserWarning, match="PR #8393"):
+        cfg = ds.config_for_device(micro_batch=8, capability=(7, 5), zero_stage=0)
+    assert cfg["zero_optimization"]["stage"] == 0
+
+
+def test_deepspeed_optimizer_block_and_fp16_options():
+    cfg = ds.config_for_device(micro_batch=2, capability=(7, 5), optimizer="AdamW", lr=3e-4,
+                               fp16_options={"initial_scale_power": 32}, zero_stage=2)
+    assert cfg["optimizer"]["type"] == "AdamW" and cfg["optimizer"]["params"]["lr"] == 3e-4
+    assert cfg["fp16"]["initial_scale_power"] == 32 and cfg["zero_optimization"]["reduce_bucket_size"] == 20_000_000
+    with pytest.raises(ds.DeepSpeedConfigError, match="unknown fp16 keys"):
+        ds.config_for_device(micro_batch=2, capability=(7, 5), fp16_options={"initial_scale": 8})
+
+
+def test_zero_arithmetic_reproduces_the_papers_7_5b_example():
+    # Rajbhandari et al. 2020, Figure 1: Ψ = 7.5B, N = 64 → 120 GB, 31.4 GB, 16.6 GB, 1.9 GB per GPU
+    got = [ds.zero_model_state_bytes(7_500_000_000, stage, 64)["total"] / 1e9 for stage in (0, 1, 2, 3)]
+    assert [round(g, 1) for g in got] == [120.0, 31.4, 16.6, 1.9]
+    assert ds.zero_model_state_bytes(1000, 2, 1)["total"] == 16_000          # one GPU: nothing to share
+
+
+def test_core_module_does_not_import_plotting_or_deepspeed_at_import():
+    code = ("import sys, mishran.ds; bad = [m for m in ('matplotlib', 'ipywidgets', 'deepspeed') if m in sys.modules];"
+            " print(bad); sys.exit(1 if bad else 0)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).returncode == 0
+
+
+# ---------------------------------------------------------------- the engine on the CPU
+
+def _train(engine, data, generator, micro_steps, micro_batch=4, block=32):
+    losses = []
+    for _ in range(micro_steps):
+        x, y = data.get_batch("train", micro_batch, block, device=engine.device, generator=generator)
+        _, loss = engine(x, y)
+        engine.backward(loss)
+        engine.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_engine_initializes_on_cpu_in_bf16_and_trains(data):
+    info = ds.setup_single_process()
+    assert info["backend"] == ("nccl" if CUDA else "gloo") and info["env"]["WORLD_SIZE"] == "1"
+    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+    assert next(engine.module.parameters()).dtype == torch.bfloat16
+    losses = _train(engine, data, torch.Generator().manual_seed(0), 8)
+    assert engine.global_steps == 4 and engine.micro_steps == 8 and all(math.isfinite(v) for v in losses)
+    assert ds.loss_scale_of(engine) is None                               # BF16: no loss scaling
+
+
+def test_initialize_twice_releases_the_first_engine(data):
+    cfg = ds.config_for_device(micro_batch=4, device="cpu")
+    first = ds.initialize(_gpt(data), cfg)
+    model = _gpt(data, seed=1)
+    second = ds.initialize(model, cfg)
+    assert first.optimizer is None and first.module is None               # freed: its memory can go
+    assert ds.current_engine() is second
+    _train(second, data, torch.Generator().manual_seed(0), 2)
+    third = ds.initialize(model, cfg)                                     # the same model again: old hooks are gone
+    _train(third, data, torch.Generator().manual_seed(0), 2)
+    assert third.global_steps == 2 and second.optimizer is None
+
+
+@pytest.mark.parametrize("stage", [0, 1, 2])
+def test_reinitializing_frees_the_old_engines_optimizer_and_weights(data, stage):
+    """What the GPU test measures in bytes, checked on the CPU by weak references."""
+    import weakref
+    cfg = ds.config_for_device(micro_batch=4, zero_stage=stage, device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)                # the notebook's `engine` stays bound during re-init
+    _train(engine, data, torch.Generator().manual_seed(0), 2)
+    old = [weakref.ref(engine.basic_optimizer), weakref.ref(engine.optimizer), weakref.ref(engine.module),
+           weakref.ref(next(engine.module.parameters()))]
+    ds.initialize(_gpt(data, seed=1), cfg)
+    assert [ref() for ref in old] == [None] * 4
+    assert engine.optimizer is None
+
+
+def test_stepping_only_at_the_boundary_never_reaches_it(data):
+    """exercises.DEEPSPEED_LOOPS['B']: engine.step() counts the micro-steps, so it must be called every time."""
+    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32",
+                                                           device="cpu"))
+    for x, y in [data.get_batch("train", 4, 32, device=engine.device, generator=torch.Generator().manual_seed(i))
+                 for i in range(6)]:
+        _, loss = engine(x, y)
+        engine.backward(loss)
+        if engine.is_gradient_accumulation_boundary():
+            engine.step()
+    assert engine.global_steps == 0 and engine.micro_steps == 0
+
+
+def test_an_optimizer_cannot_be_reused_by_a_second_engine(data):
+    model = _gpt(data)
+    opt = torch.optim.AdamW(model.parameters())
+    ds.initialize(model, ds.config_for_device(micro_batch=4, device="cpu"), optimizer=opt)
+    with pytest.raises(ValueError, match="optimizer already used"):
+        ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, device="cpu"), optimizer=opt)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_engine_backward_divides_by_accumulation_steps(data, precision, exact_attention):
+    accum = 4
+    model = _gpt(data)
+    reference = copy.deepcopy(model).to(torch.bfloat16 if precision == "bf16" else torch.float32)
+    engine = ds.initialize(model, ds.config_for_device(micro_batch=4, accumulation_steps=accum, precision=precision,
+                                                       device="cpu"))
+    reference.to(engine.device)
+    g = torch.Generator().manual_seed(1)
+    batches = [data.get_batch("train", 4, 32, device=engine.device, generator=g) for _ in range(accum)]
+    boundary = []
+    for i, (x, y) in enumerate(batches):
+        _, loss = engine(x, y)
+        engine.backward(loss)                      # the plain loss: the engine divides by accum itself
+        boundary.append(engine.is_gradient_accumulation_boundary())
+        if i < accum - 1:
+            engine.step()                          # not a boundary: no step, gradients kept
+            assert all(p.grad is not None for p in engine.module.parameters())
+    for x, y in batches:                           # by hand: (loss / accum).backward() four times
+        _, loss = reference(x, y)
+        (loss / accum).backward()
+    assert boundary == [False, False, False, True] and engine.global_steps == 0
+    for p, q in zip(engine.module.parameters(), reference.parameters()):
+        assert _same(p.grad, q.grad, rtol=2e-2 if precision == "bf16" else 1e-4)
+    engine.step()                                  # the boundary: step, then gradients zeroed
+    assert engine.global_steps == 1 and all(p.grad is None for p in engine.module.parameters())
+
+
+@pytest.mark.parametrize("stage", [0, 1])
+def test_checkpoint_resume_reproduces_the_uninterrupted_losses(data, tmp_path, stage, exact_attention):
+    cfg = ds.config_for_device(micro_batch=4, accumulation_steps=2, zero_stage=stage, device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)
+    g = torch.Generator().manual_seed(3)
+    _train(engine, data, g, 4)
+    engine.save_checkpoint(str(tmp_path), tag="half", client_state={"generator": g.get_state()})
+    uninterrupted = _train(engine, data, g, 4)
+    resumed_engine = ds.initialize(_gpt(data, seed=7), cfg)          # other weights: the checkpoint must win
+    _, client_state = resumed_engine.load_checkpoint(str(tmp_path), tag="half")
+    g2 = torch.Generator()
+    g2.set_state(client_state["generator"])
+    resumed = _train(resumed_engine, data, g2, 4)
+    assert resumed[0] == uninterrupted[0] and resumed_engine.global_steps == 4
+    assert resumed == uninterrupted if not CUDA else all(math.isclose(a, b, rel_tol=1e-3)
+                                                         for a, b in zip(resumed, uninterrupted))
+
+
+def test_model_states_are_16_bytes_per_parameter_in_bf16(data):
+    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, device="cpu"))
+    n = sum(p.numel() for p in engine.module.parameters())
+    x, y = data.get_batch("train", 4, 32, device=engine.device, generator=torch.Generator().manual_seed(0))
+    _, loss = engine(x, y)
+    engine.backward(loss)
+    got = ds.model_state_bytes(engine)                  # after backward, before step: gradients exist
+    assert got == {"params": 2 * n, "grads": 2 * n, "master_weights": 4 * n, "optimizer_states": 8 * n,
+                   "total": 16 * n}
+    assert got["total"] == ds.zero_model_state_bytes(n, 0)["total"]
+
+
+def test_loss_scale_log_records_a_skipped_bf16_step(data):
+    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+    g = torch.Generator().manual_seed(0)
+    with ds.LossScaleLog(engine) as log:
+        for i in range(8):
+            x, y = data.get_batch("train", 4, 32, device=engine.device, generator=g)
+            _, loss = engine(x, y)
+            engine.backward(loss * math.nan if i == 3 else loss)          # poison the second step
+            engine.step()
+            log.record()
+    assert log.steps == [1, 2, 3, 4] and log.scales == [None] * 4
+    assert log.overflows == [False, True, False, False] and log.skipped_steps == [2] and engine.skipped_steps == 1
+    assert any("overflow" in m.lower() for m in log.rows[1].messages)
+    assert "হ্যাঁ" in str(log)
+
+
+class _FakeFP16Optimizer:
+    def __init__(self):
+        self.loss_scale = 2.0 ** 16
+
+
+class _FakeEngine:
+    """Just what LossScaleLog reads: DeepSpeedEngine's counters and the optimizer's loss_scale property."""
+
+    def __init__(self):
+        self.optimizer = _FakeFP16Optimizer()
+        self.global_steps = self.micro_steps = self.skipped_steps = 0
+
+    def fp16_enabled(self):
+        return True
+
+    def step(self, overflow, accum=2):
+        for _ in range(accum):
+            self.micro_steps += 1
+        self.global_steps += 1
+        self.skipped_steps += overflow
+        if overflow:
+            self.optimizer.loss_scale /= 2
+
+
+def test_loss_scale_log_reads_the_scale_before_and_after_each_step():
+    engine = _FakeEngine()
+    log = ds.LossScaleLog(engine, capture_messages=False)
+    assert log.record() is None                                          # no step yet
+    for overflow in [True, False, True]:
+        engine.step(overflow)
+        log.record()
+    assert log.scales == [65536, 32768, 32768] and [r.new_scale for r in log.rows] == [32768, 32768, 16384]
+    assert log.overflows == [True, False, True] and log.skipped_steps == [1, 3]
+
+
+# ---------------------------------------------------------------- FP16: DeepSpeed's real optimizers, on the CPU
+
+@pytest.fixture
+def fp16_on_cpu(monkeypatch):
+    """Let DeepSpeed's CPU accelerator accept fp16 (it refuses on most CPUs) — for these tests only."""
+    from deepspeed.accelerator import get_accelerator
+    monkeypatch.setattr(get_accelerator(), "is_fp16_supported", lambda: True)
+    ds.setup_single_process()
+    ds.release()
+
+
+def _fp16_engine(stage, **fp16_options):
+    import deepspeed
+    model = MLP(8, 32, 1, n_layers=3, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # stage 0 FP16 warns; here we want to see what it does
+        cfg = ds.config_for_device(micro_batch=16, accumulation_steps=2, capability=(7, 5), zero_stage=stage,
+                                   fp16_options=fp16_options)
+    engine, *_ = deepspeed.initialize(model=model, optimizer=torch.optim.AdamW(model.parameters(), lr=1e-3),
+                                      config=cfg)
+    return engine
+
+
+def _fp16_run(engine, steps, poison=()):
+    g = torch.Generator().manual_seed(0)
+    grad_max = []
+    with ds.LossScaleLog(engine) as log:
+        for i in range(2 * steps):
+            x = torch.randn(16, 8, generator=g).to(engine.device)
+            loss = (engine(x.half()).float() - x.sum(1, keepdim=True)).pow(2).mean()
+            engine.backward(loss * math.inf if i in poison else loss)
+            grad_max.append(max(p.grad.float().abs().max().item() for p in engine.module.parameters()
+                                if p.grad is not None) if engine.zero_optimization_stage() == 0 else None)
+            engine.step()
+            log.record()
+    return log, grad_max
+
+
+@pytest.mark.parametrize("stage", [1, 2])
+def test_fp16_zero_overflows_down_from_2_24_and_our_scaler_replays_it(fp16_on_cpu, stage):
+    engine = _fp16_engine(stage, initial_scale_power=24, loss_scale_window=4)
+    log, _ = _fp16_run(engine, 25, poison={40, 41})
+    assert type(engine.optimizer).__name__ == "DeepSpeedZeroOptimizer"
+    assert log.scales[0] == 2.0 ** 24 and log.overflows[0] and log.overflows[1]      # hysteresis 2: skip, then halve
+    assert log.rows[0].messages == ["[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 16777216, "
+                                    "but hysteresis is 2. Reducing hysteresis to 1"]
+    replay = simulate(DeepSpeedLossScaler(init_scale=2 ** 24, scale_window=4, hysteresis=2), log.overflows)
+    assert [r["scale"] for r in replay] == log.scales
+    assert [r["message"] for r in replay if r["message"]] == [m for m in log.messages if "OVERFLOW" in m]
+    assert log.overflows[20] and not all(log.overflows)                 # the poisoned step is skipped too
+
+
+def test_fp16_stage0_policy_and_its_unscaled_loss(fp16_on_cpu):
+    import deepspeed
+    from packaging.version import Version
+    engine = _fp16_engine(0, loss_scale_window=4)
+    log, grad_max = _fp16_run(engine, 12, poison={10})
+    assert type(engine.optimizer).__name__ == "FP16_UnfusedOptimizer"
+    replay = simulate(DeepSpeedLossScaler(init_scale=2 ** 16, scale_window=4, hysteresis=1,
+                                          raise_error_at_min_scale=False), log.overflows)
+    assert [r["scale"] for r in replay] == log.scales                   # stage 0: no hysteresis
+    assert log.skipped_steps == [6]
+    if Version(deepspeed.__version__) <= Version("0.19.8"):
+        # DeepSpeed PR #8393: engine.backward does not multiply the loss by the scale at stage 0, so the
+        # gradients after backward are the plain ones (|g| far below 65536 × |g|)
+        assert max(v for v in grad_max if math.isfinite(v)) < 1e3
+
+
+# ---------------------------------------------------------------- GPU only
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (the CPU tests above cover the logic)")
+def test_reinitialize_on_gpu_keeps_the_memory_of_one_engine():
+    data = CharDataset()
+    cfg = ds.config_for_device(micro_batch=8)
+
+    def big_model(seed):
+        return TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=128, n_layer=6, n_head=8, n_embd=512),
+                       seed=seed)
+
+    ds.release()
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_allocated()
+    engine = ds.initialize(big_model(0), cfg)                   # the notebook's `engine` variable
+    _train(engine, data, torch.Generator().manual_seed(0), 2, micro_batch=8, block=128)
+    one = torch.cuda.memory_allocated() - base
+    engine = ds.initialize(big_model(1), cfg)                   # re-running the cell: the old engine is released
+    _train(engine, data, torch.Generator().manual_seed(0), 2, micro_batch=8, block=128)
+    again = torch.cuda.memory_allocated() - base
+    assert one > 50 * 2 ** 20 and again < 1.15 * one, (one, again)
+    ds.release()
+
+
+# ---------------------------------------------------------------- the multi-GPU script, as a CPU smoke test
+
+def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path):
+    out = tmp_path / "result.json"
+    ext = tmp_path / "torch_extensions"
+    ext.mkdir()
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(ext), "PYTHONPATH": str(ROOT / "src")}
+    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(k, None)
+    proc = subprocess.run([sys.executable, "-m", "mishran.ds_train", "--cpu", "--steps", "3", "--zero-stage", "1",
+                           "--out", str(out)], capture_output=True, text=True, env=env, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["world_size"] == 1 and result["zero_stage"] == 1 and result["precision"] == "bf16"
+    assert len(result["losses"]) == 3 and all(math.isfinite(v) for v in result["losses"])
+    assert result["global_batch"] == result["micro_batch"] * result["accumulation_steps"]
+    states = result["per_rank"][0]["model_state_bytes"]
+    assert states["master_weights"] == 4 * result["num_params"] and states["optimizer_states"] == 8 * result["num_params"]
+    assert list(ext.iterdir()) == []                    # nothing was compiled
