@@ -419,7 +419,9 @@ def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path):
     out = tmp_path / "result.json"
     ext = tmp_path / "torch_extensions"
     ext.mkdir()
-    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(ext), "PYTHONPATH": str(ROOT / "src")}
+    # keep any PYTHONPATH already there (e.g. a GPU machine's package folder) and put src/ first
+    pythonpath = os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(ext), "PYTHONPATH": pythonpath}
     for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(k, None)
     proc = subprocess.run([sys.executable, "-m", "mishran.ds_train", "--cpu", "--steps", "3", "--zero-stage", "1",
