@@ -9,6 +9,8 @@ PY  := $(VENV)/bin/python
 PIP := $(PY) -m pip
 FIRST_LESSON := notebooks/00_orientation.ipynb
 LINT := ../shared/tools/course_lint.py
+# Extra JupyterLab options, e.g. LAB_ARGS="--no-browser --port 8899". As root (a container), Jupyter needs --allow-root.
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 .PHONY: lab test unit notebooks lint clean-notebooks colab help
 
@@ -31,7 +33,7 @@ $(VENV)/.stamp-test: pyproject.toml | $(PY)
 	touch $@ $(VENV)/.stamp-lab
 
 lab: $(VENV)/.stamp-lab
-	$(VENV)/bin/jupyter lab $(FIRST_LESSON)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_LESSON)
 
 unit: $(VENV)/.stamp-test
 	$(PY) -m pytest -q tests
