@@ -312,7 +312,7 @@ def check_microbatch_weight(n_i: int, total: int, answer) -> Verdict:
         raise ValueError(f"n_i হবে ১ থেকে N-এর মধ্যে (0 < n_i <= N); পেয়েছি n_i={n_i}, N={total}")
     hint = ("বড় ব্যাচের loss = সব উদাহরণের loss-এর যোগফল ÷ N। micro-batch-এর গড় = তার যোগফল ÷ n_i। "
             "তাহলে গড়টাকে কত দিয়ে গুণ করলে যোগফল ÷ N পাওয়া যায়? (1/k তখনই ঠিক, যখন সব micro-batch সমান।)")
-    return check_number(answer, n_i / total, f"{total}-এর ব্যাচে {n_i}-এর micro-batch-এর ওজন (weight)", hint,
+    return check_number(answer, n_i / total, f"{total}-এর ব্যাচে {n_i}-এর ছোট ব্যাচের (micro-batch) ভার (weight)", hint,
                         rel_tol=1e-9)
 
 
