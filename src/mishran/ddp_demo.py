@@ -31,20 +31,14 @@ from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .data import synthetic_regression
+from .ds import free_port          # MASTER_PORT-এর জন্য খালি port — পাঠ ০৫-এর set-up-ও এটাই ব্যবহার করে
 from .models import MLP
 
-__all__ = ["MODES", "free_port", "global_batches", "train_single", "run"]
+__all__ = ["MODES", "global_batches", "train_single", "run"]
 
 D_IN, D_HIDDEN = 8, 32
 LR = 0.05
 SEED = 0
-
-
-def free_port() -> int:
-    """127.0.0.1-এ এখন খালি একটি TCP port (OS নিজে বেছে দেয়)।"""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def global_batches(steps: int, accum: int, micro: int, world: int):
