@@ -28,7 +28,8 @@ def test_cpu_gets_bf16():
 
 
 def test_features_by_generation():
-    assert capability_features((7, 5)) == {"fp16_tensor_cores": True, "bf16": False, "tf32": False, "fp8": False}
+    assert capability_features((7, 5)) == {"fp16_tensor_cores": True, "bf16": False, "tf32": False, "fp8": False,
+                                           "sparsity_2_4": False}
     assert capability_features((8, 0))["tf32"] and not capability_features((8, 0))["fp8"]
     assert capability_features((9, 0))["fp8"] and capability_features((8, 9))["fp8"]
 
@@ -73,3 +74,113 @@ def test_no_cuda_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(RuntimeError, match="CUDA is not available"):
         hardware.device_report("cuda")
+
+
+# ---- MISHRAN_SIMULATE_CC: the course's decisions as on another GPU (issue 14) ----
+# The oracle is the published capability table (NVIDIA CUDA programming guide, compute capabilities):
+# FP16 tensor cores from Volta sm_70, BF16/TF32/2:4 sparse tensor cores from Ampere sm_80, FP8 from Ada sm_89.
+SIMULATED = {  # switch value: (amp dtype on "cuda", needs loss scaling, bf16, tf32, fp8, 2:4 sparsity, DeepSpeed)
+    "7.0": (torch.float16, True, False, False, False, False, "fp16"),
+    "7.5": (torch.float16, True, False, False, False, False, "fp16"),
+    "8.0": (torch.bfloat16, False, True, True, False, True, "bf16"),
+    "9.0": (torch.bfloat16, False, True, True, True, True, "bf16"),
+}
+
+
+def _fake_cuda(monkeypatch, cap=(9, 0), name="NVIDIA H200"):
+    cuda = torch.cuda
+    monkeypatch.setattr(cuda, "is_available", lambda: True)
+    monkeypatch.setattr(cuda, "get_device_capability", lambda *a: cap)
+    monkeypatch.setattr(cuda, "is_bf16_supported", lambda *a, **k: True)
+    monkeypatch.setattr(cuda, "get_device_name", lambda *a: name)
+    monkeypatch.setattr(cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(cuda, "get_device_properties", lambda *a: SimpleNamespace(total_memory=141 * 2 ** 30))
+
+
+@pytest.mark.parametrize("value", SIMULATED)
+def test_decisions_follow_the_simulated_capability_without_a_gpu(monkeypatch, value):
+    from mishran import ds
+    monkeypatch.setenv(hardware.SIMULATE_ENV, value)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)     # this CPU: decisions only
+    dtype, scaling, bf16, tf32, fp8, sparse, ds_precision = SIMULATED[value]
+    major, minor = (int(v) for v in value.split("."))
+    assert hardware.simulated_capability() == hardware.gpu_capability() == (major, minor)
+    assert recommended_amp_dtype("cuda") == dtype and hardware.needs_loss_scaling(dtype) is scaling
+    got = {f: hardware.supports(f, "cuda") for f in ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")}
+    assert got == {"fp16_tensor_cores": True, "bf16": bf16, "tf32": tf32, "fp8": fp8, "sparsity_2_4": sparse}
+    assert ds.choose_precision("cuda") == ds_precision
+    cfg = ds.config_for_device(micro_batch=4, device="cuda")
+    assert cfg.get("fp16", {}).get("enabled", False) is (ds_precision == "fp16")
+    assert cfg.get("bf16", {}).get("enabled", False) is (ds_precision == "bf16")
+    if ds_precision == "fp16":                  # dynamic loss scaling: DeepSpeed's "loss_scale": 0
+        assert cfg["fp16"].get("loss_scale", 0) == 0
+    # the CPU path itself is unchanged by the switch: a CPU learner still gets BF16 autocast
+    assert recommended_amp_dtype("cpu") == torch.bfloat16 and not hardware.supports("tf32", "cpu")
+    assert "CPU-র পথই" in str(hardware.device_report("cpu"))
+
+
+def test_unset_switch_means_the_real_gpu(monkeypatch):
+    monkeypatch.delenv(hardware.SIMULATE_ENV, raising=False)
+    _fake_cuda(monkeypatch, cap=(7, 5), name="Tesla T4")
+    assert hardware.simulated_capability() is None and hardware.gpu_capability() == (7, 5)
+    assert recommended_amp_dtype() == torch.float16 and not hardware.supports("bf16")
+    r = hardware.device_report()
+    assert not r.simulated and r.real_capability is None and "অনুকরণ" not in str(r)
+    assert hardware.device_name() == "Tesla T4"
+
+
+def test_unset_switch_without_gpu_is_the_cpu_path(monkeypatch):
+    monkeypatch.delenv(hardware.SIMULATE_ENV, raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert hardware.gpu_capability() is None and recommended_amp_dtype() == torch.bfloat16
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        hardware.supports("bf16", "cuda")
+
+
+def test_simulated_t4_on_an_h200_reports_plainly_that_it_is_simulated(monkeypatch):
+    monkeypatch.setenv(hardware.SIMULATE_ENV, "7.5")
+    _fake_cuda(monkeypatch)
+    r = hardware.device_report()
+    assert r.capability == (7, 5) and r.real_capability == (9, 0) and r.simulated
+    assert r.recommended_dtype == torch.float16 and r.loss_scaling
+    assert not (r.bf16 or r.tf32 or r.fp8 or r.sparsity_2_4) and r.fp16_tensor_cores
+    text = str(r)
+    assert "sm_75" in text and "simulated" in text and "sm_90" in text and "float16 + loss scaling" in text
+    assert "simulated" in hardware.device_name() and "H200" in hardware.device_name()
+
+
+def test_no_tf32_under_a_simulated_t4(monkeypatch):
+    before = torch.get_float32_matmul_precision()
+    try:
+        monkeypatch.setenv(hardware.SIMULATE_ENV, "7.5")
+        _fake_cuda(monkeypatch)
+        assert hardware.use_tf32(True) is False and torch.get_float32_matmul_precision() == "highest"
+        monkeypatch.setenv(hardware.SIMULATE_ENV, "8.0")
+        assert hardware.use_tf32(True) is True and torch.get_float32_matmul_precision() == "high"
+        assert hardware.use_tf32(False) is False and torch.get_float32_matmul_precision() == "highest"
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+def test_cannot_simulate_a_newer_gpu_than_the_real_one(monkeypatch):
+    monkeypatch.setenv(hardware.SIMULATE_ENV, "9.0")
+    _fake_cuda(monkeypatch, cap=(7, 5), name="Tesla T4")
+    with pytest.raises(ValueError, match="older GPU"):
+        hardware.gpu_capability()
+
+
+@pytest.mark.parametrize("bad", ["seven", "7", "7.5.1", "sm75x"])
+def test_bad_switch_value_is_a_clear_error(monkeypatch, bad):
+    monkeypatch.setenv(hardware.SIMULATE_ENV, bad)
+    with pytest.raises(ValueError, match=hardware.SIMULATE_ENV):
+        hardware.simulated_capability()
+
+
+def test_sm_spelling_is_accepted(monkeypatch):
+    monkeypatch.setenv(hardware.SIMULATE_ENV, "sm_75")
+    assert hardware.simulated_capability() == (7, 5)
+
+
+def test_unknown_feature_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown feature"):
+        hardware.supports("fp4", "cpu")

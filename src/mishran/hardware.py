@@ -1,6 +1,13 @@
 """এই মেশিন কী পারে: ডিভাইস, compute capability, FP16/BF16/TF32/FP8, Colab কি না (পাঠ ০০)।
 
 সিদ্ধান্তের নিয়মগুলো (capability → dtype) আলাদা ফাংশনে, যাতে T4, V100, A100, H100 ছাড়াই test করা যায়।
+
+অনুকরণ (simulation): environment variable MISHRAN_SIMULATE_CC=7.5 দিলে কোর্স এমন আচরণ করে যেন GPU-টি sm_75
+(Colab-এর T4): device report, প্রস্তাবিত dtype, supports("bf16"/"tf32"/"fp8"/"sparsity_2_4"), DeepSpeed-এর precision
+— সব ওই capability মেনে চলে, আর হিসাব চলে আসল CUDA GPU-তেই। শিক্ষার্থীর এটা লাগে না; T4-এর পথ পরীক্ষা করতে আর
+শিক্ষককে দেখাতে। শুধু আসলটির সমান বা পুরনো GPU-র অনুকরণ চলে (H200-এ T4 হয়, T4-এ H100 নয়)।
+পাঠগুলো torch.cuda সরাসরি জিজ্ঞেস না করে এখানকার ফাংশন ডাকে: recommended_amp_dtype(), supports(), use_tf32(),
+gpu_capability(), device_name()।
 """
 from __future__ import annotations
 
@@ -13,17 +20,93 @@ from dataclasses import dataclass, field
 import torch
 
 __all__ = ["DeviceReport", "device_report", "recommended_amp_dtype", "needs_loss_scaling",
-           "capability_features", "is_colab", "default_device"]
+           "capability_features", "is_colab", "default_device", "SIMULATE_ENV", "simulated_capability",
+           "gpu_capability", "supports", "use_tf32", "device_name", "FEATURES"]
+
+SIMULATE_ENV = "MISHRAN_SIMULATE_CC"
+FEATURES = ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")
 
 
 def capability_features(capability) -> dict:
     """NVIDIA compute capability (major, minor) থেকে কোন ফরম্যাট hardware-এ আছে।
 
-    FP16 tensor core: Volta sm_70 থেকে; BF16 ও TF32: Ampere sm_80 থেকে; FP8: Ada sm_89 ও Hopper sm_90 থেকে।
+    FP16 tensor core: Volta sm_70 থেকে; BF16, TF32 আর 2:4 sparsity: Ampere sm_80 থেকে;
+    FP8: Ada sm_89 ও Hopper sm_90 থেকে।
     """
     cap = _check_capability(capability)
     return {"fp16_tensor_cores": cap >= (7, 0), "bf16": cap >= (8, 0), "tf32": cap >= (8, 0),
-            "fp8": cap >= (8, 9)}
+            "fp8": cap >= (8, 9), "sparsity_2_4": cap >= (8, 0)}
+
+
+def simulated_capability() -> tuple | None:
+    """MISHRAN_SIMULATE_CC (যেমন "7.5") থেকে (7, 5); না থাকলে None। ভুল লেখা হলে স্পষ্ট ValueError।"""
+    raw = os.environ.get(SIMULATE_ENV, "").strip()
+    if not raw:
+        return None
+    parts = raw.replace("sm_", "").split(".")
+    if raw.startswith("sm_") and len(parts) == 1 and len(parts[0]) == 2:
+        parts = [parts[0][0], parts[0][1]]          # sm_75 → 7, 5
+    try:
+        major, minor = (int(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"{SIMULATE_ENV}={raw!r} বোঝা গেল না (cannot parse); লেখো major.minor, যেমন "
+                         f"{SIMULATE_ENV}=7.5 (T4) বা 7.0 (V100)") from None
+    return (major, minor)
+
+
+def gpu_capability() -> tuple | None:
+    """যে capability মেনে কোর্স চলে: অনুকরণ চালু থাকলে সেটি, নইলে প্রথম GPU-র আসলটি; GPU না থাকলে None।
+
+    অনুকরণ চালু থাকলে GPU ছাড়াও (CPU-র test-এ) অনুকরণের capability-ই ফেরত দেয়, যাতে সিদ্ধান্তগুলো দেখা যায়।
+    """
+    sim = simulated_capability()
+    real = torch.cuda.get_device_capability(0) if torch.cuda.is_available() else None
+    if sim is not None:
+        if real is not None and sim > tuple(real):
+            raise ValueError(f"{SIMULATE_ENV}={sim[0]}.{sim[1]} আসল GPU-র (sm_{real[0]}{real[1]}) চেয়ে নতুন; "
+                             "শুধু সমান বা পুরনো GPU-র অনুকরণ চলে (can only simulate an older GPU)")
+        return sim
+    return None if real is None else tuple(real)
+
+
+def supports(feature: str, device: str | None = None) -> bool:
+    """এই ডিভাইসের hardware-এ feature আছে কি না: 'fp16_tensor_cores', 'bf16', 'tf32', 'fp8', 'sparsity_2_4'।
+
+    GPU-তে capability দেখে (অনুকরণ মেনে) — torch.cuda.is_bf16_supported() নয়, যে T4-এও True বলে।
+    CPU-তে শুধু 'bf16' হতে পারে True (AVX512-BF16/AMX নির্দেশ থাকলে); বাকিগুলো GPU-র জিনিস। পাঠগুলো GPU-র
+    বিশেষ পথ (BF16 autocast, TF32, FP8, 2:4 sparsity) নেওয়ার আগে এটাই জিজ্ঞেস করে।
+    """
+    if feature not in FEATURES:
+        raise ValueError(f"অচেনা feature {feature!r} (unknown feature); চেনা: {', '.join(FEATURES)}")
+    device = device or default_device()
+    if device == "cpu":
+        return feature == "bf16" and _cpu_has_bf16_instructions()
+    if device != "cuda":
+        raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
+    cap = gpu_capability()
+    if cap is None:
+        raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
+    return capability_features(cap)[feature]
+
+
+def use_tf32(enabled: bool = True, device: str | None = None) -> bool:
+    """FP32 matmul-এ TF32 চালু/বন্ধ করে, কিন্তু চালু করে শুধু যেখানে hardware-এ TF32 আছে (পাঠ ০১, ০৩)।
+
+    ফেরত: TF32 এখন চালু কি না। sm_80-এর আগের GPU-তে (বা অনুকরণে) আর CPU-তে চালু করে না, False ফেরত দেয়।
+    """
+    on = bool(enabled) and (device or default_device()) == "cuda" and supports("tf32", "cuda")
+    torch.set_float32_matmul_precision("high" if on else "highest")
+    return on
+
+
+def device_name(device: str | None = None) -> str:
+    """ছাপার জন্য ডিভাইসের নাম; অনুকরণ চালু থাকলে তা-ও বলে, যেমন "NVIDIA H200 (অনুকরণ: sm_75)"।"""
+    device = device or default_device()
+    if device == "cpu":
+        return "CPU"
+    name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "GPU নেই"
+    sim = simulated_capability()
+    return name + (f" (অনুকরণ: sm_{sim[0]}{sim[1]}, simulated)" if sim else "")
 
 
 def _check_capability(capability) -> tuple:
@@ -42,7 +125,7 @@ def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.d
     - sm_70/sm_75 (V100, T4): FP16 + loss scaling। T4-এ torch.cuda.is_bf16_supported() True বলে,
       কারণ সে emulation-ও গোনে; কিন্তু BF16 hardware নেই, তাই তা ধীর।
     - আরও পুরনো GPU: FP32 (tensor core নেই, AMP-এ লাভ সামান্য)।
-    device বা capability না দিলে এই মেশিন দেখে ঠিক করে।
+    device বা capability না দিলে এই মেশিন দেখে ঠিক করে (MISHRAN_SIMULATE_CC থাকলে সেই capability ধরে)।
     """
     if capability is None:
         device = device or default_device()
@@ -50,9 +133,9 @@ def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.d
             return torch.bfloat16
         if device != "cuda":
             raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
-        if not torch.cuda.is_available():
+        capability = gpu_capability()            # MISHRAN_SIMULATE_CC মেনে
+        if capability is None:
             raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
-        capability = torch.cuda.get_device_capability()
     cap = _check_capability(capability)
     if cap >= (8, 0):
         return torch.bfloat16
@@ -115,7 +198,14 @@ class DeviceReport:
     cuda_version: str | None
     deepspeed_version: str | None
     recommended_dtype: torch.dtype
+    sparsity_2_4: bool = False
+    real_capability: tuple | None = None      # অনুকরণ চালু থাকলে আসল GPU-র capability; নইলে None
     notes: list = field(default_factory=list)
+
+    @property
+    def simulated(self) -> bool:
+        """capability কি অনুকরণ (MISHRAN_SIMULATE_CC), আসল নয়?"""
+        return self.real_capability is not None
 
     @property
     def loss_scaling(self) -> bool:
@@ -127,6 +217,10 @@ class DeviceReport:
         dtype = str(self.recommended_dtype).replace("torch.", "")
         out = [f"ডিভাইস (device): {self.device} — {self.name}",
                f"compute capability: {cap}" + (f", GPU {self.gpu_count}টি" if self.gpu_count else "")]
+        if self.simulated:
+            real = f"sm_{self.real_capability[0]}{self.real_capability[1]}"
+            out[-1] += (f" — অনুকরণ (simulated, {SIMULATE_ENV}); আসল GPU {real}। সিদ্ধান্তগুলো {cap} ধরে, "
+                        "হিসাব চলছে আসল GPU-তে")
         if self.memory_gib is not None:
             out.append(f"GPU মেমরি: {self.memory_gib:.1f} GiB")
         out += [
@@ -134,6 +228,7 @@ class DeviceReport:
             f"BF16 hardware-এ: {yes(self.bf16)}",
             f"TF32: {yes(self.tf32)}",
             f"FP8: {yes(self.fp8)}",
+            f"2:4 sparsity: {yes(self.sparsity_2_4)}",
             f"Colab: {'হ্যাঁ' if self.colab else 'না'}",
             f"torch: {self.torch_version}" + (f" (CUDA {self.cuda_version})" if self.cuda_version else ""),
             f"deepspeed: {self.deepspeed_version or 'ইনস্টল করা নেই (not installed)'}",
@@ -154,6 +249,8 @@ def device_report(device: str | None = None) -> DeviceReport:
         name = platform.processor() or platform.machine() or "CPU"
         simd = torch.backends.cpu.get_cpu_capability()
         bf16 = _cpu_has_bf16_instructions()
+        if simulated_capability() is not None:
+            notes.append(f"{SIMULATE_ENV} দেওয়া আছে, কিন্তু এটি CPU: অনুকরণ শুধু CUDA GPU-তে খাটে, তাই CPU-র পথই।")
         notes.append("CPU-তে tensor core নেই: BF16 autocast চলে" + (" (AVX512-BF16/AMX নির্দেশে)" if bf16 else
                      " (এই CPU-তে BF16 নির্দেশ নেই, তাই software-এ)") + ", কিন্তু গতির লাভ GPU-র মতো হবে না।")
         return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", None, 0, None,
@@ -163,14 +260,19 @@ def device_report(device: str | None = None) -> DeviceReport:
         raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
     if not torch.cuda.is_available():
         raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device_report('cpu') দেখো")
-    cap = torch.cuda.get_device_capability(0)
+    cap = gpu_capability()
+    real = tuple(torch.cuda.get_device_capability(0))
     feats = capability_features(cap)
     props = torch.cuda.get_device_properties(0)
     reported = torch.cuda.is_bf16_supported()
     if reported and not feats["bf16"]:
         notes.append("torch.cuda.is_bf16_supported() True বলছে, কিন্তু এই GPU-তে BF16 hardware নেই "
                      "(emulation গোনা হচ্ছে); তাই FP16 + loss scaling নেওয়া হলো।")
+    if simulated_capability() is not None:
+        notes.append(f"{SIMULATE_ENV}={cap[0]}.{cap[1]}: কোর্স এই GPU-কে sm_{cap[0]}{cap[1]} ধরে চলছে (অনুকরণ); "
+                     "গতি আর মেমরির মাপ আসল GPU-র, সেই পুরনো GPU-র নয়।")
     return DeviceReport("cuda", torch.cuda.get_device_name(0), cap, torch.cuda.device_count(),
                         props.total_memory / 2 ** 30, bf16_reported_by_torch=reported,
                         cuda_version=torch.version.cuda, recommended_dtype=recommended_amp_dtype(capability=cap),
+                        real_capability=real if simulated_capability() is not None else None,
                         notes=notes, **feats, **common)
