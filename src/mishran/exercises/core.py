@@ -1,0 +1,65 @@
+"""অনুশীলনীর যাচাইয়ের সাধারণ অংশ (পাঠ ০১ থেকে সব পাঠ): Verdict, ফাঁকা উত্তর, সংখ্যা-উত্তর।
+
+নিয়ম (COURSE_PLAN §5): অনুশীলনীর ঘরে উত্তরের জায়গায় ... (Ellipsis) থাকে। ফাঁকা থাকলে check_...()
+শুধু মনে করিয়ে দেয়, ভুল তোলে না; ভুল উত্তরে কী ভুল বলে; ঠিক উত্তরে সত্য (truthy) Verdict ফেরত দেয়।
+সমাধানের ঘর একই check ডাকে `assert`-এর ভেতরে, তাই test-এ সমাধান ভুল হলে ধরা পড়ে।
+প্রতিটি পাঠের নিজের মডিউল (lesson01, lesson02, ...) শুধু এই core থেকে নেয়, অন্য পাঠের মডিউল থেকে নয়।
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["BLANK", "Verdict", "is_blank", "say", "blank_verdict", "check_number"]
+
+BLANK = ...
+"""ফাঁকা উত্তরের চিহ্ন (সব পাঠের অনুশীলনী): ঘরে `answer = ...` লেখা থাকে।"""
+
+
+def is_blank(answer) -> bool:
+    """উত্তর এখনো ফাঁকা কি না (... বা None); সব পাঠের check এটা দিয়ে শুরু করে।"""
+    return answer is ... or answer is None
+
+
+class Verdict:
+    """check_...()-এর ফল (সব পাঠের অনুশীলনী): `assert`-এ True/False-এর মতো কাজ করে, কিন্তু ঘরের শেষে আলাদা করে কিছু ছাপে না।"""
+
+    def __init__(self, ok: bool):
+        self.ok = bool(ok)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.ok})"
+
+    def _ipython_display_(self):   # বার্তা আগেই ছাপা হয়েছে; Jupyter যেন আবার True/False না দেখায়
+        pass
+
+
+
+
+def say(ok: bool | None, text: str) -> Verdict:
+    """মতামত ছাপে (ঠিক, এখনো হয়নি, বা ফাঁকা) আর Verdict ফেরত দেয়; প্রতিটি পাঠের check এটা ডাকে।"""
+    mark = {True: "✅ ঠিক!", False: "❌ এখনো হয়নি।", None: "✏️"}[ok]
+    print(f"{mark} {text}")
+    return Verdict(bool(ok))
+
+
+def blank_verdict() -> Verdict:
+    """ফাঁকা উত্তরের মনে-করানো বার্তা; ভুল তোলে না, মিথ্যা Verdict দেয় (সব পাঠের অনুশীলনী)।"""
+    return say(None, "উত্তর এখনো লেখা হয়নি: ... -এর জায়গায় তোমার উত্তর বসিয়ে ঘরটি আবার চালাও।")
+
+
+def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: float = 0.0) -> Verdict:
+    """সংখ্যা-উত্তর যাচাই (সব পাঠ): নির্দিষ্ট অনুশীলনীর check-গুলো এটাকেই ডাকে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return say(False, f"{what}: উত্তর একটি সংখ্যা হওয়া চাই (a number), পেয়েছি {answer!r}।")
+    same = (math.isnan(value) and math.isnan(expected)) or value == expected or (
+        rel_tol and math.isclose(value, expected, rel_tol=rel_tol))
+    if same:
+        return say(True, f"{what} = {answer!r}।")
+    return say(False, f"{what}: {answer!r} নয়। {hint}".rstrip())

@@ -1,0 +1,160 @@
+"""পাঠ ০২ (underflow আর loss scaling) অনুশীলনীর যাচাই।"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from .. import formats
+from .core import Verdict, blank_verdict, check_number, is_blank, say
+
+__all__ = ["check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
+           "check_flushed_fraction", "check_scaled_clip_step"]
+
+def _overflow_flags(sequence) -> list[bool]:
+    """'..x.xx' (বিন্দু = ঠিকঠাক ধাপ, x = overflow) বা bool-এর list → bool-এর list।"""
+    if isinstance(sequence, str):
+        bad = set(sequence) - set(".xX ")
+        if bad:
+            raise ValueError(f"ধারায় শুধু '.' (ঠিকঠাক ধাপ) আর 'x' (overflow) চলে; পেয়েছি {sorted(bad)}")
+        return [ch in "xX" for ch in sequence if ch != " "]
+    return [bool(f) for f in sequence]
+
+
+def check_min_normal_scale(grad: float, answer) -> Verdict:
+    """অনুশীলনী ০২.১: সবচেয়ে ছোট কোন 2-এর ঘাত S (S ≥ 1) দিয়ে গুণ করলে |grad| × S FP16-এর normal পরিসরে ঢোকে।"""
+    f = formats.get_format("fp16")
+    g = abs(float(grad))
+    if not (g > 0 and math.isfinite(g)):
+        raise ValueError(f"grad হবে শূন্য নয় এমন সসীম সংখ্যা; পেয়েছি {grad!r}")
+    k = max(0, math.ceil(math.log2(f.min_normal / g)))
+    while g * 2.0 ** k < f.min_normal:               # log2-এর rounding সামলাতে
+        k += 1
+    while k > 0 and g * 2.0 ** (k - 1) >= f.min_normal:
+        k -= 1
+    hint = (f"FP16-এর সবচেয়ে ছোট normal 2^{f.emin} = {f.min_normal:g}। {g:g} × S ≥ {f.min_normal:g} চাই; "
+            f"log2({f.min_normal:g} / {g:g}) = {math.log2(f.min_normal / g):.3f} — তার ওপরের পূর্ণসংখ্যা k, তাহলে S = 2^k।")
+    if not is_blank(answer):
+        try:
+            a = float(answer)
+        except (TypeError, ValueError):
+            a = None
+        if a is not None and a > 0 and math.isfinite(a) and not math.log2(a).is_integer():
+            return say(False, f"{answer!r} 2-এর ঘাত নয় (not a power of two)। loss scale সবসময় 2-এর ঘাত নেওয়া হয়, "
+                               "কারণ তাতে গুণ-ভাগ নির্ভুল (শুধু exponent বদলায়)। " + hint)
+    return check_number(answer, 2.0 ** k, f"{g:g}-কে FP16-এর normal পরিসরে আনার সবচেয়ে ছোট scale", hint)
+
+
+def check_pytorch_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, growth_interval: int = 2000) -> Verdict:
+    """অনুশীলনী ০২.২: overflow-এর একটি ধারার পরে torch.amp.GradScaler-এর scale কত।"""
+    from ..scaling import DynamicLossScaler
+
+    flags = _overflow_flags(sequence)
+    s = DynamicLossScaler(init_scale=init_scale, growth_interval=growth_interval)
+    for f in flags:
+        s.update(f)
+    hint = (f"নিয়ম: overflow হলে scale × 0.5 আর গোনা আবার শূন্য থেকে; পরপর {growth_interval}টি ঠিকঠাক ধাপ হলে "
+            "scale × 2 আর গোনা শূন্য। ধারাটা বাঁ থেকে ডানে এক এক করে চালাও, প্রতিটির পরে scale আর গোনা লিখে রাখো।")
+    return check_number(answer, s.scale, f"PyTorch-এর নিয়মে ধারার শেষে scale (শুরু {init_scale:g}, "
+                                         f"growth_interval {growth_interval})", hint)
+
+
+def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, scale_window: int = 1000,
+                                hysteresis: int = 2, min_scale: float = 1.0) -> Verdict:
+    """অনুশীলনী ০২.৩: একই ধারার পরে DeepSpeed-এর loss scale কত (hysteresis-সহ)।"""
+    from ..scaling import DeepSpeedLossScaler, LossScaleAtMinimumError
+
+    flags = _overflow_flags(sequence)
+    s = DeepSpeedLossScaler(init_scale=init_scale, scale_window=scale_window, hysteresis=hysteresis,
+                            min_scale=min_scale)
+    try:
+        for f in flags:
+            s.update(f)
+    except LossScaleAtMinimumError:
+        raise ValueError("এই ধারায় DeepSpeed সর্বনিম্ন scale-এ থেমে যায়; অন্য ধারা দাও") from None
+    hint = (f"নিয়ম: overflow হলে ধাপ বাদ; hysteresis ({hysteresis}) যতক্ষণ ১-এর বেশি, scale না কমিয়ে শুধু "
+            "hysteresis এক কমে; ১-এ নামলে প্রতিটি overflow-এ scale ÷ 2। scale বাড়ে শেষ overflow-এর পরের "
+            f"{scale_window} + 1-তম ঠিকঠাক ধাপে (তারপর প্রতি {scale_window}টিতে), আর তখনই hysteresis আবার ভরে।")
+    return check_number(answer, s.scale, f"DeepSpeed-এর নিয়মে ধারার শেষে scale (শুরু {init_scale:g}, "
+                                         f"loss_scale_window {scale_window}, hysteresis {hysteresis})", hint)
+
+
+def check_flushed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0) -> Verdict:
+    """অনুশীলনী ০২.৪: একটি tensor-কে fmt-এ (scale দিয়ে গুণ করে) রাখলে কত ভাগ শূন্যে মুছে যায়।"""
+    from ..scaling import underflow_report
+
+    r = underflow_report(values, fmt, scale)
+    f = formats.get_format(fmt)
+    hint = (f"{f.label}-এ |v| ≤ {f.min_subnormal / 2:g} (সবচেয়ে ছোট subnormal-এর অর্ধেক) হলে v শূন্য হয়ে যায়; "
+            "তবে আগে থেকেই শূন্য মানগুলো 'মুছে যাওয়া' নয়। উত্তর একটি ভগ্নাংশ (0 থেকে 1), মোট মানের কত অংশ।")
+    return check_number(answer, r.fraction("flushed_to_zero"), f"{f.label}-এ (scale {scale:g}) শূন্যে মুছে যাওয়া অংশ",
+                        hint, rel_tol=1e-9)
+
+
+def check_scaled_clip_step(step_fn: Callable) -> Verdict:
+    """অনুশীলনী ০২.৫: GradScaler-সহ একটি ধাপ, যেখানে gradient clipping আছে — ক্রম ঠিক কি না।
+
+    step_fn(model, optimizer, scaler, loss, max_norm) একটি পুরো ধাপ করবে: backward, clipping, optimizer step,
+    scaler-এর হালনাগাদ। যাচাই হয় দুইভাবে: (ক) স্বাভাবিক ধাপে ওজন ঠিক ততটা নড়ে যতটা আসল (unscale করা)
+    gradient clip করলে নড়ার কথা; (খ) gradient-এ inf এলে ওজন নড়ে না আর scale অর্ধেক হয়।
+    """
+    if is_blank(step_fn):
+        return blank_verdict()
+    if not callable(step_fn):
+        return say(False, "একটি ফাংশন চাই: def my_step(model, optimizer, scaler, loss, max_norm): ...; "
+                          f"পেয়েছি {step_fn!r}")
+    import torch
+
+    def setup(seed_scale):
+        torch.manual_seed(0)
+        model = torch.nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cpu", init_scale=seed_scale, growth_interval=1000)
+        x = torch.linspace(-2.0, 2.0, 32).reshape(8, 4)
+        y = torch.ones(8, 1)
+        return model, opt, scaler, x, y
+
+    # (ক) ঠিক উত্তর হাতে: আসল gradient, clip, SGD
+    model, opt, scaler, x, y = setup(2.0 ** 10)
+    ref = torch.nn.Linear(4, 1)
+    ref.load_state_dict(model.state_dict())
+    loss_ref = torch.nn.functional.mse_loss(ref(x), y)
+    loss_ref.backward()
+    unclipped = [(p - 0.1 * p.grad).detach() for p in ref.parameters()]     # clip ভুলে গেলে যা হতো
+    torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.1)
+    with torch.no_grad():
+        for p in ref.parameters():
+            p -= 0.1 * p.grad
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    try:
+        step_fn(model, opt, scaler, loss, 0.1)
+    except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+        return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+    moved = [(p - q).abs().max().item() for p, q in zip(model.parameters(), ref.parameters(), strict=True)]
+    if max(moved) > 1e-6:
+        before = setup(2.0 ** 10)[0]
+        if all((p - q).abs().max().item() < 1e-6 for p, q in zip(model.parameters(), unclipped, strict=True)):
+            return say(False, "ওজন নড়েছে, কিন্তু clip ছাড়া যতটা নড়ত ঠিক ততটা: clip_grad_norm_(model.parameters(), "
+                               "max_norm) ডাকোনি (unscale_-এর পরে, scaler.step-এর আগে)।")
+        if all(torch.equal(p, q) for p, q in zip(model.parameters(), before.parameters(), strict=True)):
+            return say(False, "ওজন একটুও নড়েনি। scaler.step(optimizer) ডেকেছ তো? আর backward-এর আগে "
+                               "scaler.scale(loss) — নইলে GradScaler জানে না কোন gradient দেখতে হবে।")
+        return say(False, "ওজন ঠিক পরিমাণে নড়েনি। clip করতে হয় আসল (unscale করা) gradient-কে: "
+                           "scaler.scale(loss).backward() → scaler.unscale_(optimizer) → clip_grad_norm_ → "
+                           "scaler.step(optimizer) → scaler.update()। unscale_ ছাড়া clip করলে scale-গুণ বড় "
+                           "gradient ছাঁটা হয়, তারপর scaler.step-এর সময় আবার ভাগ হয়ে হালনাগাদ প্রায় শূন্য।")
+    # (খ) inf এলে ধাপ বাদ আর scale অর্ধেক
+    model, opt, scaler, x, y = setup(2.0 ** 10)
+    before = [p.detach().clone() for p in model.parameters()]
+    loss = torch.nn.functional.mse_loss(model(x), y) * math.inf
+    try:
+        step_fn(model, opt, scaler, loss, 0.1)
+    except Exception as err:
+        return say(False, f"loss inf হলে তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+    if not all(torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True)):
+        return say(False, "gradient-এ inf/NaN থাকলেও ওজন বদলে গেছে। optimizer.step() সরাসরি না ডেকে "
+                           "scaler.step(optimizer) ডাকো — সে inf দেখলে ধাপ বাদ দেয় (skipped step)।")
+    if scaler.get_scale() != 2.0 ** 9:
+        return say(False, f"inf-এর পরে scale হওয়ার কথা {2.0 ** 9:g}, কিন্তু আছে {scaler.get_scale():g}। "
+                           "প্রতি ধাপের শেষে scaler.update() ডাকো — সে-ই scale কমায়-বাড়ায়।")
+    return say(True, "ক্রম ঠিক: scale → backward → unscale_ → clip → scaler.step → scaler.update। আসল gradient "
+                      "ছাঁটা হলো, আর inf-এ ধাপ বাদ গিয়ে scale অর্ধেক হলো।")

@@ -1,0 +1,253 @@
+"""পাঠ ০৩ (AMP-এর training loop) অনুশীলনীর যাচাই: ধাপের ক্রম, autocast-এর dtype, নতুন torch.amp API।"""
+from __future__ import annotations
+
+from .core import Verdict, blank_verdict, is_blank, say
+
+__all__ = ["check_amp_step_order", "autocast_dtypes", "check_autocast_dtypes", "check_modern_amp_step",
+           "SCALE_HALVING_CHOICES", "check_scale_halving_cause"]
+
+_AMP_STEP_ORDER = ("backward", "unscale_", "clip", "step", "update")
+_AMP_STEP_NAMES = {
+    "backward": "backward", "scale": "backward", "scale/backward": "backward",
+    "scaler.scale(loss).backward()": "backward",
+    "unscale_": "unscale_", "unscale": "unscale_", "scaler.unscale_(optimizer)": "unscale_",
+    "clip": "clip", "clip_grad_norm_": "clip",
+    "step": "step", "scaler.step(optimizer)": "step",
+    "update": "update", "scaler.update()": "update",
+}
+
+
+def check_amp_step_order(answer) -> Verdict:
+    """অনুশীলনী ০৩.১: FP16 + GradScaler loop-এর পাঁচ ধাপ (backward, unscale_, clip, step, update) ঠিক ক্রমে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    names = ", ".join(repr(n) for n in _AMP_STEP_ORDER)
+    if isinstance(answer, str) or not hasattr(answer, "__iter__"):
+        return say(False, f"পাঁচটি নামের একটি list চাই (a list of step names), যেমন [{names}] — তবে ঠিক ক্রমে; "
+                           f"পেয়েছি {answer!r}।")
+    items = list(answer)
+    unknown = [a for a in items if not isinstance(a, str) or a.strip().lower() not in _AMP_STEP_NAMES]
+    if unknown:
+        return say(False, f"অচেনা ধাপ {unknown[0]!r} (unknown step); চেনা নাম: {names}।")
+    order = [_AMP_STEP_NAMES[a.strip().lower()] for a in items]
+    missing = [n for n in _AMP_STEP_ORDER if n not in order]
+    if missing or len(order) != len(_AMP_STEP_ORDER):
+        return say(False, f"প্রতিটি ধাপ ঠিক একবার চাই (each step exactly once); বাদ পড়েছে: {missing or 'নেই'}, "
+                           f"তুমি দিয়েছ {len(order)}টি।")
+    if tuple(order) == _AMP_STEP_ORDER:
+        return say(True, "scale(loss).backward() → unscale_ → clip → step → update। unscale_ আগে, তাই clip "
+                          "আসল এককের gradient দেখে; step inf/NaN পেলে বাদ যায়; update সবশেষে scale ঠিক করে।")
+    pos = {n: i for i, n in enumerate(order)}
+    if order[0] != "backward":
+        why = ("আগে gradient চাই: scaler.scale(loss).backward() সবার আগে — তার আগে unscale বা clip করার মতো "
+               "কোনো gradient-ই নেই।")
+    elif pos["clip"] < pos["unscale_"]:
+        why = ("clip আগে, unscale_ পরে হলে clip_grad_norm_ দেখে scale-গুণ gradient: তার norm আসলের চেয়ে scale গুণ "
+               "বড়, তাই ক্লিপ আসলে হয় clip_norm ÷ scale-এ — প্রায় সব gradient মুছে যায়।")
+    elif pos["step"] < pos["clip"] or pos["step"] < pos["unscale_"]:
+        why = ("step-এর পরে unscale বা clip করে লাভ নেই: ওজন ততক্ষণে বদলে গেছে। gradient ঠিক করা (unscale_, "
+               "clip) step-এর আগে।")
+    elif pos["update"] < pos["step"]:
+        why = ("update() সবশেষে: সে এই step-এ inf/NaN পাওয়া গেল কি না দেখে scale বদলায়, তারপর খাতা মুছে দেয়। "
+               "step-এর আগে ডাকলে step() নতুন scale দিয়ে আবার unscale করে — gradient দুবার ভাগ হয়।")
+    else:
+        first = next(i for i, (a, b) in enumerate(zip(order, _AMP_STEP_ORDER, strict=True)) if a != b)
+        why = f"{first + 1} নম্বর ধাপে {order[first]!r} নয়।"
+    return say(False, why)
+
+
+def _dtype_name(dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+_DTYPE_ALIASES = {"fp32": "float32", "float32": "float32", "float": "float32", "torch.float32": "float32",
+                  "fp16": "float16", "float16": "float16", "half": "float16", "torch.float16": "float16",
+                  "bf16": "bfloat16", "bfloat16": "bfloat16", "torch.bfloat16": "bfloat16"}
+
+
+def autocast_dtypes(device="cpu", dtype=None) -> dict:
+    """পাঠ ০৩: কয়েকটি op autocast-এর ভেতরে চালিয়ে ফলের dtype, এই device-এ আর এই torch-এ।
+
+    x একটি FP32 tensor; h = linear(x, w), অর্থাৎ autocast-এর ভেতরের একটি নিচু precision-এর activation।
+    dtype না দিলে CPU-তে bfloat16, CUDA-তে float16।
+    """
+    import torch
+    import torch.nn.functional as F
+
+    device_type = torch.device(device).type
+    dtype = dtype or (torch.float16 if device_type == "cuda" else torch.bfloat16)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 8, generator=g).to(device)
+    w = torch.randn(8, 8, generator=g).to(device)
+    target = torch.randint(0, 8, (4,), generator=g).to(device)
+    with torch.amp.autocast(device_type, dtype=dtype):
+        h = F.linear(x, w)
+        return {"linear": h.dtype, "softmax": F.softmax(h, dim=-1).dtype, "sum": h.sum().dtype,
+                "cross_entropy": F.cross_entropy(h, target).dtype, "x + h": (x + h).dtype}
+
+
+_AUTOCAST_HINTS = {
+    "linear": "matmul-জাতীয় op (linear, matmul, bmm, conv): tensor core-এর জন্য autocast এদের নিচু precision-এ চালায়।",
+    "softmax": "softmax-এ exp আর যোগফল আছে। CUDA-র autocast একে FP32-এর তালিকায় রাখে; CPU-র তালিকা ছোট, "
+               "সেখানে এটি ইনপুটের dtype-এই চলে।",
+    "sum": "অনেক সংখ্যার যোগফল (পাঠ ০১-এর accumulation)। CUDA-র autocast sum-কে FP32-এ দেয়; CPU-র autocast "
+           "একে ছোঁয় না, তাই ইনপুটের dtype।",
+    "cross_entropy": "loss: CPU আর CUDA দুই autocast-ই loss-কে FP32-এ হিসাব করে।",
+    "x + h": "এটি autocast-এর তালিকার কাজ নয়, সাধারণ type promotion: FP32 আর ১৬-বিট মিশলে চওড়াটি (FP32) জেতে।",
+}
+
+
+def check_autocast_dtypes(answers, device="cpu", dtype=None) -> Verdict:
+    """অনুশীলনী ০৩.২: autocast-এর ভেতরে কোন op কোন dtype দেয় — অনুমান, এই device-এ চালিয়ে মেলানো।"""
+    if is_blank(answers):
+        return blank_verdict()
+    if not isinstance(answers, dict):
+        return say(False, f"op-এর নাম থেকে dtype-এর একটি dict চাই, যেমন {{'linear': torch.bfloat16, ...}}; "
+                           f"পেয়েছি {answers!r}।")
+    truth = autocast_dtypes(device, dtype)
+    if all(is_blank(answers.get(op)) for op in truth):
+        return blank_verdict()
+    wrong, blank = [], []
+    for op, want in truth.items():
+        given = answers.get(op)
+        if is_blank(given):
+            blank.append(op)
+            continue
+        key = str(given).strip().lower()
+        if _DTYPE_ALIASES.get(key) != _dtype_name(want):
+            wrong.append(f"{op}: {given!r} নয়, এখানে {_dtype_name(want)}। {_AUTOCAST_HINTS[op]}")
+    if wrong:
+        return say(False, "\n   ".join([f"{len(wrong)}টি মেলেনি (device {device}):"] + wrong))
+    if blank:
+        return say(False, f"যেগুলো লিখেছ সব ঠিক; এখনো বাকি: {', '.join(blank)}।")
+    return say(True, f"{len(truth)}টি op-এর dtype-ই এই device-এ ({device}) মিলেছে: matmul নিচু precision-এ, loss "
+                      "FP32-এ, মিশ্র ইনপুট চওড়া dtype-এ; softmax আর sum device-এর তালিকা মেনে।")
+
+
+def _reference_amp_step(model, optimizer, scaler, x, y, device_type, dtype):
+    import torch
+    import torch.nn.functional as F
+
+    with torch.amp.autocast(device_type, dtype=dtype):
+        loss = F.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
+
+
+def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
+    """অনুশীলনী ০৩.৩: বাতিলের পথে থাকা torch.cuda.amp-এর step নতুন torch.amp দিয়ে লেখা।
+
+    step_fn(model, optimizer, scaler, x, y, device_type, dtype) একটি AMP step নেয় আর loss ফেরত দেয়। যাচাই:
+    কোনো FutureWarning নেই; Linear-এর ফল নিচু precision-এ (autocast চালু); ওজনের বদল নির্ভুল AMP step-এর
+    সমান (loss scale করা, তারপর unscale); scaler.update() ডাকা হয়; overflow-এ step বাদ আর scale অর্ধেক।
+    dtype: CUDA-তে float16, CPU-তে bfloat16।
+    """
+    if is_blank(step_fn):
+        return blank_verdict()
+    if not callable(step_fn):
+        return say(False, f"একটি ফাংশন চাই (a function) step_fn(model, optimizer, scaler, x, y, device_type, dtype); "
+                           f"পেয়েছি {step_fn!r}।")
+    import copy
+    import warnings
+
+    import torch
+
+    device_type = torch.device(device).type
+    dtype = torch.float16 if device_type == "cuda" else torch.bfloat16
+    g = torch.Generator().manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(0.2 * torch.randn(p.shape, generator=g))    # gradient-এর norm ১-এর নিচে: clip দিলেও একই
+    model = model.to(device)
+    x = torch.randn(16, 4, generator=g).to(device)
+    y = (0.1 * torch.randn(16, 1, generator=g)).to(device)
+
+    def parts():
+        m = copy.deepcopy(model)
+        return m, torch.optim.SGD(m.parameters(), lr=0.1), torch.amp.GradScaler(device_type, init_scale=2.0 ** 10)
+
+    ref_model, ref_opt, ref_scaler = parts()
+    _reference_amp_step(ref_model, ref_opt, ref_scaler, x, y, device_type, dtype)
+    pairs = zip(ref_model.parameters(), model.parameters(), strict=True)
+    want = torch.cat([(a - b).detach().flatten() for a, b in pairs])
+
+    m, opt, scaler = parts()
+    seen = []
+    hook = m[0].register_forward_hook(lambda mod, inp, out: seen.append(out.dtype))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = step_fn(m, opt, scaler, x, y, device_type, dtype)
+            pairs = zip(m.parameters(), model.parameters(), strict=True)
+            got = torch.cat([(a - b).detach().flatten() for a, b in pairs])
+            tracker, scale = scaler.state_dict().get("_growth_tracker"), scaler.get_scale()
+            old = [p.detach().clone() for p in m.parameters()]
+            bad_y = y.clone()
+            bad_y[0] = float("inf")                      # ইচ্ছে করে overflow
+            if tracker == 1:
+                step_fn(m, opt, scaler, x, bad_y, device_type, dtype)
+    except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+        return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+    finally:
+        hook.remove()
+    old_api = [w for w in caught if issubclass(w.category, FutureWarning) and "torch.cuda.amp" in str(w.message)]
+    if old_api:
+        return say(False, f"এখনো পুরনো API: {old_api[0].message} — torch.amp.autocast(device_type, dtype=dtype) "
+                           "আর torch.amp.GradScaler(device_type) নাও।")
+    if not seen or seen[0] != dtype:
+        return say(False, f"প্রথম Linear-এর ফল {_dtype_name(seen[0]) if seen else 'কিছুই না'}, {_dtype_name(dtype)} "
+                           "নয়: forward কি torch.amp.autocast(device_type, dtype=dtype)-এর ভেতরে?")
+    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        return say(False, f"ফাংশনটি loss (একটি সংখ্যার tensor) ফেরত দেবে; পেয়েছি {loss!r}।")
+    if not bool(got.abs().sum() > 0):
+        return say(False, "ওজন একটুও বদলায়নি: scaler.step(optimizer) ডাকা হয়েছে তো?")
+    rel = float((got - want).norm() / want.norm())
+    if rel > 0.05:
+        return say(False, f"ওজনের বদল ঠিক AMP step-এর চেয়ে আলাদা (আপেক্ষিক পার্থক্য {rel:.2g}): "
+                           "scaler.scale(loss).backward() দিয়েছ? scale না করলে scaler.step ভাগ করে ফেলে scale দিয়ে, "
+                           "আর optimizer.step() সরাসরি ডাকলে scale-গুণ gradient দিয়েই ওজন বদলায়।")
+    if tracker != 1 or scale != 2.0 ** 10:
+        return say(False, "scaler.update() ডাকা হয়নি (growth tracker বাড়েনি): প্রতিটি step-এর শেষে update চাই, "
+                           "নইলে scale কখনো বদলায় না আর পরের step-এ scaler.step() ভুল তোলে।")
+    if any(not torch.equal(a, b) for a, b in zip(old, m.parameters(), strict=True)):
+        return say(False, "overflow-এর step-এ (y-তে inf) ওজন বদলে গেছে: optimizer.step() সরাসরি নয়, "
+                           "scaler.step(optimizer) ডাকো — সে inf/NaN পেলে step বাদ দেয়।")
+    if scaler.get_scale() != scale * 0.5:
+        return say(False, f"overflow-এর পর scale {scaler.get_scale():g}, হওয়ার কথা {scale * 0.5:g}: scaler.update()।")
+    return say(True, "নতুন torch.amp API: কোনো FutureWarning নেই, forward autocast-এ, loss scale হয়ে backward, "
+                      "scaler.step overflow-এ step বাদ দেয়, update scale অর্ধেক করে।")
+
+
+SCALE_HALVING_CHOICES = {
+    "a": "শুরুর scale (65536) বেশি বড়; init_scale কমালেই সেরে যাবে।",
+    "b": "growth_interval খুব ছোট, তাই scale বারবার বেড়ে আবার overflow করছে।",
+    "c": "forward pass-এই FP16 overflow: activation 65504 ছাড়িয়ে inf, তাই loss নিজেই inf/NaN; scale যত কমাও, "
+         "সারবে না — ইনপুট normalize করো বা BF16 নাও।",
+    "d": "learning rate বেশি বড়, তাই ওজন প্রতি step-এ ফুলে উঠছে।",
+}
+_BENGALI_CHOICE = {"ক": "a", "খ": "b", "গ": "c", "ঘ": "d"}
+
+
+def check_scale_halving_cause(answer) -> Verdict:
+    """অনুশীলনী ০৩.৪: scale প্রতি step-এ অর্ধেক হচ্ছে, একটি step-ও নেওয়া হচ্ছে না — কেন?"""
+    if is_blank(answer):
+        return blank_verdict()
+    key = _BENGALI_CHOICE.get(str(answer).strip(), str(answer).strip().lower().strip("()"))
+    if key not in SCALE_HALVING_CHOICES:
+        return say(False, f"'a', 'b', 'c' বা 'd' লেখো (অথবা ক, খ, গ, ঘ); পেয়েছি {answer!r}।")
+    if key == "c":
+        return say(True, "forward-এর overflow loss scaling সারাতে পারে না: scale শুধু backward-এর gradient বড় করে। "
+                          "loss আগে থেকেই inf/NaN, তাই প্রতিটি step বাদ পড়ে আর scale অর্ধেক হতেই থাকে (GradScaler-এর "
+                          "কোনো নিচের সীমা নেই)। ইনপুট normalize করো, বা পরিসরের জন্য BF16 নাও।")
+    why = {
+        "a": "শুরুর scale বড় হলে প্রথম কয়েকটি step বাদ পড়ে, তারপর scale এমন জায়গায় নামে যেখানে gradient আঁটে। "
+             "এখানে scale ১-এর নিচে নেমেও বাদ পড়ছে — তাহলে সমস্যা scale-এ নয়। scale ছাড়া loss-টা দেখো।",
+        "b": "growth_interval ছোট হলে scale বাড়ে-কমে, দোল খায়; মাঝে মাঝে step নেওয়াও হয়। এখানে scale শুধু কমছে।",
+        "d": "যে step বাদ পড়ে, তাতে ওজন বদলায়ই না — তাহলে learning rate-এর কোনো ভূমিকা নেই। প্রথম step-এর আগেই "
+             "loss কেমন, দেখো।",
+    }[key]
+    return say(False, why)
