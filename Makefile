@@ -12,7 +12,7 @@ LINT := ../shared/tools/course_lint.py
 # Extra JupyterLab options, e.g. LAB_ARGS="--no-browser --port 8899". As root (a container), Jupyter needs --allow-root.
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test unit notebooks lint clean-notebooks colab help
+.PHONY: lab test unit notebooks lint clean-notebooks colab help student
 
 help:
 	@echo "make lab   — .venv তৈরি/হালনাগাদ করে JupyterLab খোলে (lesson 00)"
@@ -52,6 +52,10 @@ lint:
 # For authors: execute notebooks and store them clean (outputs kept only where nbval checks them).
 clean-notebooks: $(VENV)/.stamp-test
 	$(PY) tools/nbclean.py --execute notebooks/*.ipynb
+
+# For teachers: solution-free copies of every lesson in out/student/ (see docs/teachers_guide.md).
+student:
+	$(PYTHON) tools/student.py --out out/student notebooks/[0-9][0-9]_*.ipynb
 
 # For authors: rewrite every Open-in-Colab badge and setup cell from the URL in pyproject.toml.
 colab:

@@ -1,0 +1,100 @@
+"""Notebook-এ পড়ার জিনিস দেখানো: HTML সারণি আর রং-করা source code (সব পাঠে; পাঠ ০০ প্রথম দেখায়)।
+
+লেখা দিয়ে সাজানো সারণি (padding-করা text) বাংলা থাকলে কলাম হারায়: একটি যুক্তাক্ষর কয়েকটি অক্ষর হলেও
+জায়গা নেয় কম। তাই সারণি HTML-এ, প্রতিটি ঘরে padding দিয়ে। matplotlib বা ipywidgets এখানে লাগে না।
+"""
+from __future__ import annotations
+
+import html
+import inspect
+import numbers
+
+__all__ = ["table_html", "show_table", "source_html", "show_source", "Rich"]
+
+CELL_STYLE = "padding:4px 12px;border-bottom:1px solid #d0d0d0;vertical-align:top"
+HEAD_STYLE = "padding:4px 12px;border-bottom:2px solid #808080;vertical-align:bottom;font-weight:bold"
+SOURCE_BACKGROUND = "#f7f7f7"
+
+
+class Rich:
+    """HTML আর সাধারণ লেখা দুটোই বহন করে: JupyterLab/Colab HTML দেখায়, লেখা-শুধু পরিবেশ লেখা।"""
+
+    def __init__(self, html_text: str, text: str):
+        self.html, self.text = html_text, text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
+def _cell(value, tag: str, style: str, escape: bool) -> str:
+    text = str(value)
+    if escape:
+        text = html.escape(text)
+    align = "right" if _is_number(value) else "left"
+    return f"<{tag} style='{style};text-align:{align}'>{text}</{tag}>"
+
+
+def table_html(rows, header=None, caption: str | None = None, escape: bool = True) -> str:
+    """সারির তালিকা (প্রতিটি সারি ঘরের তালিকা) থেকে HTML সারণি; সংখ্যা ডানে, লেখা বাঁয়ে সাজানো।
+
+    escape=False দিলে ঘরের লেখা HTML হিসেবে বসে (যেমন রং-করা বিট); তখন লেখা নিরাপদ কি না তোমার দায়িত্ব।
+    """
+    rows = [list(r) for r in rows]
+    width = len(header) if header is not None else max((len(r) for r in rows), default=0)
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise ValueError(f"সারি {i}-এ {len(r)}টি ঘর, শিরোনামে {width}টি (row length differs from header)")
+    parts = ["<table style='border-collapse:collapse;margin:6px 0'>"]
+    if caption:
+        parts.append(f"<caption style='text-align:left;padding:4px 0'>{html.escape(caption)}</caption>")
+    if header is not None:
+        parts.append("<thead><tr>" + "".join(_cell(h, "th", HEAD_STYLE, escape) for h in header)
+                     + "</tr></thead>")
+    parts.append("<tbody>")
+    for r in rows:
+        parts.append("<tr>" + "".join(_cell(v, "td", CELL_STYLE, escape) for v in r) + "</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _table_text(rows, header) -> str:
+    """একই সারণি সাধারণ লেখায় (HTML দেখাতে না পারা পরিবেশের জন্য): ঘর আলাদা ' | ' দিয়ে।"""
+    lines = [" | ".join(map(str, header))] if header is not None else []
+    lines += [" | ".join(map(str, r)) for r in rows]
+    return "\n".join(lines)
+
+
+def show_table(rows, header=None, caption: str | None = None, escape: bool = True) -> None:
+    """সারণিটি notebook-এ দেখায় (HTML, ঘরে padding); কিছু ফেরত দেয় না।"""
+    from IPython.display import display
+
+    rows = [list(r) for r in rows]
+    display(Rich(table_html(rows, header, caption, escape), _table_text(rows, header)))
+
+
+def source_html(obj) -> str:
+    """একটি function/class/module-এর source, pygments দিয়ে রং করা HTML (inline রং: সব frontend-এ চলে)।"""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    formatter = HtmlFormatter(noclasses=True, nobackground=True,
+                              prestyles=f"background:{SOURCE_BACKGROUND};color:#1a1a1a;padding:8px 12px;"
+                                        "line-height:1.35;overflow-x:auto")
+    return highlight(code, PythonLexer(), formatter)
+
+
+def show_source(obj) -> None:
+    """obj-এর source রং করে দেখায় — লাইব্রেরির ভেতরটা পড়ার জন্য (যেমন show_source(GradScaler.update))।"""
+    from IPython.display import display
+
+    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    display(Rich(source_html(code), code))
