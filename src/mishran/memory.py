@@ -1,0 +1,427 @@
+"""এক training step-এর মেমরির খাতা (memory ledger), খাত ধরে ধরে (পাঠ ০৬ শেখায়)।
+
+খাতগুলো: ওজন (parameters), gradient, optimizer-এর অবস্থা (Adam-এর দুই moment), FP32 মূল ওজন (master
+weights), backward-এর জন্য রাখা activation, আর autocast-এর cast cache (FP32 ওজনের ১৬-বিট কপি)।
+activation গোনা হয় torch.autograd.graph.saved_tensors_hooks দিয়ে: autograd যে tensor-গুলো backward-এর জন্য
+রেখে দেয়, সেগুলোর storage একবার করে (view দুবার গোনা হয় না) — তাই CPU-তেও চলে। CUDA-তে খাতার যোগফলের
+পাশে allocator-এর মাপা সর্বোচ্চ মেমরিও (torch.cuda.max_memory_allocated) থাকে।
+
+    from mishran.memory import measure_step
+    led = measure_step(model, (x, y), mode="amp_bf16")      # "fp32", "amp_fp16", "amp_bf16", "ds_bf16", "ds_fp16"
+    print(led)                                              # খাত ধরে বাইট
+    led.bytes_per_parameter, led.activations                # model state-এর বাইট/ওজন; activation-এর বাইট
+
+এই মডিউল matplotlib বা ipywidgets import করে না; deepspeed import হয় শুধু ds_* mode-এ।
+"""
+from __future__ import annotations
+
+import copy
+import gc
+import time
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+__all__ = ["MODES", "CATEGORIES", "Ledger", "SavedTensorCounter", "activation_bytes", "measure_step",
+           "zero_estimates", "storage_bytes", "tensor_nbytes"]
+
+# mode → (কার লুপ, autocast/DeepSpeed-এর dtype)
+MODES = {
+    "fp32": ("torch", None),                  # সাধারণ FP32 + Adam
+    "amp_fp16": ("torch", torch.float16),      # autocast FP16 + GradScaler + Adam; ওজন FP32-এই থাকে
+    "amp_bf16": ("torch", torch.bfloat16),     # autocast BF16 + Adam; ওজন FP32-এই থাকে
+    "ds_bf16": ("deepspeed", torch.bfloat16),  # DeepSpeed engine, BF16 মডেল + FP32 মূল ওজন, ZeRO 0–2
+    "ds_fp16": ("deepspeed", torch.float16),   # DeepSpeed engine, FP16 + loss scaling (শুধু GPU-তে)
+}
+
+# খাতের নাম → বাংলা নাম (সারণিতে দেখানোর জন্য)
+CATEGORIES = {
+    "parameters": "ওজন (parameters)",
+    "gradients": "gradient",
+    "master_weights": "FP32 মূল ওজন (master weights)",
+    "optimizer_state": "optimizer-এর অবস্থা (Adam moments)",
+    "activations": "activation (backward-এর জন্য রাখা)",
+    "cast_cache": "autocast-এর cast cache",
+}
+MODEL_STATES = ("parameters", "gradients", "master_weights", "optimizer_state")
+
+
+def tensor_nbytes(t: torch.Tensor) -> int:
+    """tensor-এর নিজের উপাদানগুলোর বাইট (numel × element_size)।"""
+    return t.numel() * t.element_size()
+
+
+def _storage_key(t: torch.Tensor):
+    s = t.untyped_storage()
+    return (t.device.type, t.device.index, s.data_ptr())
+
+
+def _real(t) -> bool:
+    return isinstance(t, torch.Tensor) and t.device.type != "meta" and t.untyped_storage().nbytes() > 0
+
+
+def storage_bytes(tensors, exclude=()) -> tuple[int, set]:
+    """tensor-গুলোর storage-এর মোট বাইট, প্রতিটি storage একবার (view বা বাঁধা ওজন দুবার নয়) (পাঠ ০৬)।
+
+    exclude: আগে গোনা storage-এর key-র set; সেগুলো বাদ। ফেরত দেয় (বাইট, এখানে গোনা key-র set)।
+    """
+    seen, total = set(exclude), 0
+    counted = set()
+    for t in tensors:
+        if not _real(t):
+            continue
+        key = _storage_key(t)
+        if key in seen:
+            continue
+        seen.add(key)
+        counted.add(key)
+        total += t.untyped_storage().nbytes()
+    return total, counted
+
+
+def _source_parameter(t: torch.Tensor, params: set):
+    """t যদি কোনো ওজনের সরাসরি dtype-বদল (autocast-এর cast) হয়, সেই ওজনের id; নইলে None।"""
+    if t._base is not None:               # ওজনের cast প্রায়ই view হয়ে রাখা হয় (যেমন Linear-এ weight.t())
+        t = t._base
+    fn = t.grad_fn
+    if fn is None or "ToCopyBackward" not in type(fn).__name__:
+        return None
+    for nxt, _ in fn.next_functions:
+        var = getattr(nxt, "variable", None)          # AccumulateGrad-এর .variable হলো leaf ওজনটি
+        if var is not None and id(var) in params:
+            return id(var)
+    return None
+
+
+class SavedTensorCounter:
+    """with-block-এর ভেতরে autograd backward-এর জন্য যা রাখে, তা গোনে (পাঠ ০৬)।
+
+    model দিলে তার ওজনের storage বাদ যায় (ওজন খাতে আগেই গোনা), আর ওজনের ১৬-বিট cast (autocast-এর cast
+    cache) আলাদা খাতে যায়। প্রতিটি storage একবারই গোনা হয়।
+        with SavedTensorCounter(model) as c:
+            _, loss = model(x, y)
+        c.activations, c.cast_cache          # বাইট
+    """
+
+    def __init__(self, model: torch.nn.Module | None = None):
+        params = list(model.parameters()) if model is not None else []
+        self._param_keys = {_storage_key(p) for p in params if _real(p)}
+        self._param_ids = {id(p) for p in params}
+        self._seen: dict = {}
+        self.activations = 0
+        self.cast_cache = 0
+        self.saved_parameters = 0           # ওজন নিজেই saved (যেমন FP32-এ Linear-এর weight): নতুন মেমরি নয়
+        self.count = 0                      # কয়টি tensor autograd রাখল (একই storage একাধিকবার হলেও)
+        self.by_dtype: dict = {}
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t)
+
+    def _pack(self, t):
+        self.count += 1
+        if not _real(t):
+            return t
+        key = _storage_key(t)
+        if key in self._seen:
+            return t
+        nbytes = t.untyped_storage().nbytes()
+        if key in self._param_keys:
+            kind = "parameter"
+            self.saved_parameters += nbytes
+        elif _source_parameter(t, self._param_ids) is not None:
+            kind = "cast_cache"
+            self.cast_cache += nbytes
+        else:
+            kind = "activation"
+            self.activations += nbytes
+            name = str(t.dtype).replace("torch.", "")
+            self.by_dtype[name] = self.by_dtype.get(name, 0) + nbytes
+        self._seen[key] = kind
+        return t
+
+    def __enter__(self):
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._hooks.__exit__(*exc)
+        return False
+
+
+def _autocast(device_type: str, dtype):
+    return torch.amp.autocast(device_type, dtype=dtype, enabled=dtype is not None)
+
+
+def activation_bytes(model, batch, precision: str = "fp32") -> dict:
+    """একটি forward (loss পর্যন্ত) backward-এর জন্য কত বাইট রাখে; optimizer ছাড়া, দ্রুত (পাঠ ০৬)।
+
+    precision: 'fp32', 'fp16' বা 'bf16' (autocast)। মডেল (x, y) → (logits, loss) ধাঁচের (TinyGPT)।
+    ফেরত দেয় {"activations", "cast_cache", "by_dtype", "tensors"}।
+    """
+    dtype = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}.get(precision, "?")
+    if dtype == "?":
+        raise ValueError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও 'fp32', 'fp16' বা 'bf16'")
+    x, y = batch
+    device_type = next(model.parameters()).device.type
+    with SavedTensorCounter(model) as c, _autocast(device_type, dtype):
+        _, loss = model(x, y)
+    del loss
+    return {"activations": c.activations, "cast_cache": c.cast_cache, "by_dtype": dict(c.by_dtype),
+            "tensors": c.count}
+
+
+@dataclass
+class Ledger:
+    """এক training step-এর মেমরির খাতা, বাইটে (পাঠ ০৬)।
+
+    model state = parameters + gradients + master_weights + optimizer_state; bytes_per_parameter তার ওজনপ্রতি
+    ভাগ। activations আর cast_cache আলাদা, কারণ এরা ব্যাচ আর sequence-এর দৈর্ঘ্যের সঙ্গে বাড়ে (cast cache নয়)।
+    peak_allocated: CUDA-তে মাপা step-এর সর্বোচ্চ মেমরি (CPU-তে None); ledger_sum-এর সঙ্গে মেলাও।
+    """
+
+    mode: str
+    zero_stage: int | None
+    device: str
+    num_parameters: int
+    batch_size: int
+    seq_len: int
+    parameters: int = 0
+    gradients: int = 0
+    master_weights: int = 0
+    optimizer_state: int = 0
+    activations: int = 0
+    cast_cache: int = 0
+    peak_allocated: int | None = None
+    step_seconds: float | None = None
+    details: dict = field(default_factory=dict)
+
+    @property
+    def model_states(self) -> int:
+        return sum(getattr(self, k) for k in MODEL_STATES)
+
+    @property
+    def ledger_sum(self) -> int:
+        return self.model_states + self.activations + self.cast_cache
+
+    @property
+    def bytes_per_parameter(self) -> float:
+        """model state-এর বাইট ÷ ওজনের সংখ্যা (FP32 + Adam-এ ১৬)।"""
+        return self.model_states / self.num_parameters
+
+    @property
+    def peak_ratio(self) -> float | None:
+        """ledger_sum ÷ মাপা সর্বোচ্চ মেমরি (CUDA); CPU-তে None।"""
+        return None if not self.peak_allocated else self.ledger_sum / self.peak_allocated
+
+    @property
+    def label(self) -> str:
+        return self.mode + ("" if self.zero_stage is None else f" ZeRO-{self.zero_stage}")
+
+    def rows(self) -> list[tuple[str, str, int]]:
+        """[(খাতের key, বাংলা নাম, বাইট)], খাতার ক্রমে।"""
+        return [(k, CATEGORIES[k], getattr(self, k)) for k in CATEGORIES]
+
+    def per_parameter(self) -> dict:
+        """model state-এর প্রতিটি খাত ওজনপ্রতি কত বাইট।"""
+        return {k: getattr(self, k) / self.num_parameters for k in MODEL_STATES}
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out.update(model_states=self.model_states, ledger_sum=self.ledger_sum,
+                   bytes_per_parameter=self.bytes_per_parameter, peak_ratio=self.peak_ratio)
+        return out
+
+    def __str__(self) -> str:
+        mib = 2 ** 20
+        lines = [f"{self.label} ({self.device}), {self.num_parameters:,}টি ওজন, ব্যাচ {self.batch_size} × "
+                 f"{self.seq_len}"]
+        for _, name, value in self.rows():
+            lines.append(f"  {name:38} {value / mib:10.3f} MiB")
+        lines.append(f"  {'model state, প্রতি ওজনে':38} {self.bytes_per_parameter:10.2f} বাইট")
+        lines.append(f"  {'খাতার যোগফল (ledger sum)':38} {self.ledger_sum / mib:10.3f} MiB")
+        if self.peak_allocated:
+            lines.append(f"  {'allocator-এর মাপা সর্বোচ্চ':38} {self.peak_allocated / mib:10.3f} MiB "
+                         f"(যোগফল/সর্বোচ্চ = {self.peak_ratio:.3f})")
+        return "\n".join(lines)
+
+
+def _walk_tensors(obj, out: list, seen: set, depth: int = 0, max_depth: int = 5) -> None:
+    """একটি অবজেক্টের ভেতরের সব tensor (dict, list, অ্যাট্রিবিউট ধরে), মডেল (nn.Module) বাদে।"""
+    if id(obj) in seen or depth > max_depth:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+        if obj.grad is not None:
+            out.append(obj.grad)
+        return
+    if isinstance(obj, torch.nn.Module):
+        return
+    if isinstance(obj, dict):
+        items = [v for kv in obj.items() for v in kv]
+    elif isinstance(obj, (list, tuple, set)):
+        items = list(obj)
+    elif hasattr(obj, "__dict__") and type(obj).__module__.split(".")[0] in ("deepspeed", "torch"):
+        items = list(vars(obj).values())
+    else:
+        return
+    for v in items:
+        _walk_tensors(v, out, seen, depth + 1, max_depth)
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _make_engine(model, mode: str, zero_stage: int, lr: float, batch_size: int):
+    from . import ds, ds_config
+    precision = "bf16" if MODES[mode][1] is torch.bfloat16 else "fp16"
+    config = ds_config.config_for_device(micro_batch=batch_size, zero_stage=zero_stage, precision=precision, lr=lr)
+    # fused AdamW: এক kernel-এ সব ওজন, মাঝের বড় অস্থায়ী tensor ছাড়া (foreach Adam প্রায় 4Ψ বাইটের একটি বানায়)
+    return ds.initialize(model, config, optimizer=torch.optim.AdamW(model.parameters(), lr=lr, fused=True))
+
+
+def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: float = 1e-3, warmup: int = 1,
+                 steps: int = 1) -> Ledger:
+    """একটি মডেলের এক training step-এর খাতা মাপে (পাঠ ০৬)।
+
+    model: TinyGPT-এর মতো (x, y) → (logits, loss); batch: (x, y), মডেলের device-এ। মডেলটি বদলায় (প্রশিক্ষণ
+    হয়, ds_* mode-এ DeepSpeed তাকে ১৬-বিটে নেয়), তাই প্রতিবার নতুন মডেল দাও।
+    mode: MODES-এর একটি; ds_* mode-এ zero_stage 0, 1 বা 2। warmup: আগে কয়টি পুরো step (Adam-এর অবস্থা
+    প্রথম step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
+    """
+    if mode not in MODES:
+        raise ValueError(f"অচেনা mode {mode!r} (unknown mode); বেছে নাও: {', '.join(MODES)}")
+    kind, dtype = MODES[mode]
+    x, y = batch
+    device = x.device
+    if next(model.parameters()).device != device:
+        raise ValueError(f"মডেল {next(model.parameters()).device}-এ, ব্যাচ {device}-এ (device mismatch); "
+                         "দুটো একই device-এ আনো")
+    num_parameters = sum({_storage_key(p): p.numel() for p in model.parameters()}.values())
+    engine = scaler = None
+    if kind == "deepspeed":
+        if zero_stage not in (0, 1, 2):
+            raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
+        engine = _make_engine(model, mode, zero_stage, lr, x.shape[0])
+        module, opt = engine.module, engine.optimizer
+        basic = getattr(engine, "basic_optimizer", None) or opt
+    else:
+        zero_stage = None
+        module = model
+        opt = basic = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)
+        scaler = torch.amp.GradScaler(device.type, enabled=dtype is torch.float16)
+
+    fp32_grad_copies: list = []
+
+    def before_step(optimizer, *args, **kwargs):
+        # DeepSpeed optimizer-কে দেওয়ার ঠিক আগে FP32 মূল ওজনের gradient বানায় (ZeRO-তে ভাগটুকুর)
+        fp32_grad_copies.clear()
+        fp32_grad_copies.extend(p.grad for g in optimizer.param_groups for p in g["params"] if p.grad is not None)
+
+    hook = basic.register_step_pre_hook(before_step)
+    led = Ledger(mode, zero_stage, str(device), num_parameters, x.shape[0], x.shape[1])
+    times = []
+    try:
+        for i in range(warmup + steps):
+            last = i == warmup + steps - 1
+            if last and device.type == "cuda":
+                gc.collect()
+                torch.cuda.synchronize(device)
+                torch.cuda.reset_peak_memory_stats(device)
+            _sync(device)
+            t0 = time.perf_counter()
+            with SavedTensorCounter(module) as counter:
+                if engine is not None:
+                    _, loss = engine(x, y)
+                else:
+                    with _autocast(device.type, dtype):
+                        _, loss = module(x, y)
+            if engine is not None:
+                engine.backward(loss)
+            else:
+                scaler.scale(loss).backward()
+            if last:
+                grads_now = [p.grad for p in module.parameters()]
+                buffers: dict = {}            # DeepSpeed optimizer-এর অ্যাট্রিবিউট → তার ভেতরের tensor
+                if engine is not None:
+                    seen: set = set()
+                    for name, value in vars(opt).items():
+                        found: list = []
+                        _walk_tensors(value, found, seen)
+                        if found:
+                            buffers[name] = found
+            if engine is not None:
+                engine.step()
+            else:
+                scaler.step(opt)
+                scaler.update()
+                opt.zero_grad(set_to_none=True)
+            _sync(device)
+            if i >= warmup:
+                times.append(time.perf_counter() - t0)
+            del loss
+        if device.type == "cuda":
+            led.peak_allocated = torch.cuda.max_memory_allocated(device)
+    finally:
+        hook.remove()
+
+    params = list(module.parameters())
+    led.parameters, p_keys = storage_bytes(params)
+    master = [p for g in basic.param_groups for p in g["params"]]
+    led.master_weights, m_keys = storage_bytes(master, exclude=p_keys)
+    states = [v for s in basic.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    led.optimizer_state, o_keys = storage_bytes(states, exclude=p_keys | m_keys)
+    known = p_keys | m_keys | o_keys
+    g16, g_keys = storage_bytes(grads_now, exclude=known)
+    by_buffer = {}
+    for name, found in buffers.items():
+        nbytes, keys = storage_bytes(found, exclude=known | g_keys)
+        g_keys |= keys
+        if nbytes:
+            by_buffer[name] = nbytes
+    g16 += sum(by_buffer.values())
+    g32, g32_keys = storage_bytes(fp32_grad_copies, exclude=known | g_keys)
+    led.gradients = g16 + g32
+    led.activations = counter.activations
+    led.cast_cache = counter.cast_cache
+    led.step_seconds = sorted(times)[len(times) // 2]
+    led.details = {"gradients_16bit_or_model": g16, "gradients_fp32_copy": g32, "deepspeed_buffers": by_buffer,
+                   "activations_by_dtype": dict(counter.by_dtype),
+                   "optimizer": type(opt).__name__, "param_dtype": str(params[0].dtype).replace("torch.", "")}
+    if engine is not None:
+        from . import ds
+        ds.release(engine)
+    del opt, basic, states, master, params, grads_now, buffers, fp32_grad_copies
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return led
+
+
+def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0) -> dict:
+    """ZeRO stage 0–3-এ প্রতি GPU-র model state: প্রবন্ধের হিসাব আর DeepSpeed-এর নিজের estimator (পাঠ ০৬)।
+
+    প্রবন্ধ (Rajbhandari et al. 2020): 2Ψ + 2Ψ + 12Ψ, ভাগ হয় stage অনুযায়ী। DeepSpeed-এর
+    estimate_zero2_model_states_mem_needs (offload ছাড়া) 2Ψ + 18Ψ/N গোনে — gradient-এর একটি FP32 কপিও
+    (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)। ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
+    """
+    from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
+    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+
+    from .ds_config import zero_model_state_bytes
+    out = {}
+    for stage in (0, 1, 2, 3):
+        paper = zero_model_state_bytes(num_params, stage, num_gpus)["total"]
+        out[stage] = {"paper": paper, "deepspeed": None}
+    _, gpu2 = estimate_zero2_model_states_mem_needs(num_params, num_gpus_per_node=num_gpus, cpu_offload=False)
+    out[2]["deepspeed"] = gpu2
+    _, gpu3, _ = estimate_zero3_model_states_mem_needs(num_params, largest_layer_params, num_gpus_per_node=num_gpus,
+                                                         cpu_offload=False, cpu_offload_params=False,
+                                                         zero_init=True)
+    out[3]["deepspeed"] = gpu3
+    return out
+
+
+def clone_model(model):
+    """একটি মডেলের স্বাধীন কপি (একই শুরুর ওজন দিয়ে কয়েকটি mode মাপতে)।"""
+    return copy.deepcopy(model)
