@@ -22,8 +22,17 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-__all__ = ["MODES", "CATEGORIES", "Ledger", "SavedTensorCounter", "activation_bytes", "measure_step",
-           "zero_estimates", "storage_bytes", "tensor_nbytes"]
+__all__ = [
+    "CATEGORIES",
+    "MODES",
+    "Ledger",
+    "SavedTensorCounter",
+    "activation_bytes",
+    "measure_step",
+    "storage_bytes",
+    "tensor_nbytes",
+    "zero_estimates",
+]
 
 # mode → (কার লুপ, autocast/DeepSpeed-এর dtype)
 MODES = {
@@ -231,8 +240,9 @@ class Ledger:
 
     def __str__(self) -> str:
         mib = 2 ** 20
-        lines = [f"{self.label} ({self.device}), {self.num_parameters:,}টি ওজন, ব্যাচ {self.batch_size} × "
-                 f"{self.seq_len}"]
+        head = (f"{self.label} ({self.device}), {self.num_parameters:,}টি ওজন, ব্যাচ {self.batch_size} × "
+                f"{self.seq_len}")
+        lines = [head]
         for _, name, value in self.rows():
             lines.append(f"  {name:38} {value / mib:10.3f} MiB")
         lines.append(f"  {'model state, প্রতি ওজনে':38} {self.bytes_per_parameter:10.2f} বাইট")
@@ -380,7 +390,7 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
         if nbytes:
             by_buffer[name] = nbytes
     g16 += sum(by_buffer.values())
-    g32, g32_keys = storage_bytes(fp32_grad_copies, exclude=known | g_keys)
+    g32, _ = storage_bytes(fp32_grad_copies, exclude=known | g_keys)
     led.gradients = g16 + g32
     led.activations = counter.activations
     led.cast_cache = counter.cast_cache
@@ -391,7 +401,8 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
     if engine is not None:
         from . import ds
         ds.release(engine)
-    del opt, basic, states, master, params, grads_now, buffers, fp32_grad_copies
+    fp32_grad_copies.clear()
+    del opt, basic, states, master, params, grads_now, buffers
     gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
@@ -406,7 +417,9 @@ def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0
     (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)। ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
     """
     from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
-    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+    from deepspeed.runtime.zero.stage_1_and_2 import (
+        estimate_zero2_model_states_mem_needs,
+    )
 
     from .ds_config import zero_model_state_bytes
     out = {}
