@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
+from torch.utils.checkpoint import checkpoint as _checkpoint
 
 __all__ = ["MLP", "GPTConfig", "TinyGPT"]
 
@@ -55,6 +56,7 @@ class GPTConfig:
     n_head: int = 4
     n_embd: int = 64
     dropout: float = 0.0
+    checkpoint: bool = False  # activation checkpointing, প্রতিটি block (পাঠ ০৬): মেমরি কম, backward-এ আবার forward
 
 
 class CausalSelfAttention(nn.Module):
@@ -154,7 +156,11 @@ class TinyGPT(nn.Module):
         pos = torch.arange(T, device=idx.device)                                  # (T,)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
         for block in self.transformer.h:
-            x = block(x)
+            if self.config.checkpoint and torch.is_grad_enabled():
+                # block-এর ভেতরের activation রাখা হয় না, শুধু তার ইনপুট x; backward-এ block আবার চলে (পাঠ ০৬)
+                x = _checkpoint(block, x, use_reentrant=False)
+            else:
+                x = block(x)
         x = self.transformer.ln_f(x)
         logits = self.lm_head(x)                                                  # (B, T, V)
         loss = None
