@@ -1,0 +1,131 @@
+"""পাঠ ০৮-এর mishran.capstone: খণ্ড ধরে ভাগ, bpc-এর সূত্র, top-k নমুনা, নতুন process-এ হুবহু resume।"""
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+
+from mishran import capstone
+from mishran.models import GPTConfig, TinyGPT
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def pieces():
+    return capstone.load_pieces()
+
+
+def test_corpus_is_big_enough_and_clean(pieces):
+    text = capstone.literature_path().read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) >= 1_000_000
+    import unicodedata
+    assert unicodedata.normalize("NFC", text) == text
+    prov = json.loads((ROOT / "data" / "bn_literature_provenance.json").read_text(encoding="utf-8"))
+    assert {w["id"] for w in prov["works"]} == {p.work for p in pieces}
+    assert sum(w["pieces"] for w in prov["works"]) == len(pieces)
+    for marker in ("```", "<img", "<!--", "* * *"):
+        assert all(marker not in p.text for p in pieces), marker
+
+
+def test_heldout_split_is_by_whole_pieces(pieces):
+    train, held = capstone.split_by_work(pieces)
+    key = lambda p: (p.work, p.index)  # noqa: E731
+    assert not {key(p) for p in train} & {key(p) for p in held}
+    assert len(train) + len(held) == len(pieces)
+    assert all(p.index % 10 == 5 for p in held)
+    assert len({p.work for p in held}) >= 5            # প্রায় সব বই থেকে কিছু
+    data = capstone.LiteratureData(pieces)
+    share = len(data.val_data) / (len(data.val_data) + len(data.train_data))
+    assert 0.04 < share < 0.2
+    # একটি held-out খণ্ডের কোনো বড় অংশ train-এর লেখায় নেই (ভাগ অক্ষর ধরে হলে থাকত)
+    long_held = [p for p in held if len(p.text) > 2000]
+    assert long_held
+    for p in long_held:
+        middle = p.text[len(p.text) // 2: len(p.text) // 2 + 300]
+        assert middle in data.heldout_text and middle not in data.train_text
+
+
+def test_bits_per_char_by_hand():
+    assert capstone.bits_per_char(3 * math.log(2), 3) == pytest.approx(1.0)
+    # bigram, alpha = 1: train 0 1 0 1 1 → সারি 0: [1, 1+2], সারি 1: [1+1, 1+1]
+    # held-out 0 1 1: -log2(3/4) - log2(1/2), দুই অক্ষরে
+    got = capstone.bigram_bpc(torch.tensor([0, 1, 0, 1, 1]), torch.tensor([0, 1, 1]), 2, alpha=1.0)
+    assert got == pytest.approx((-math.log2(3 / 4) - math.log2(1 / 2)) / 2)
+
+
+class _Uniform(nn.Module):
+    def __init__(self, vocab):
+        super().__init__()
+        self.vocab = vocab
+        self.w = nn.Parameter(torch.zeros(()))
+
+    def forward(self, idx, targets=None):
+        return torch.zeros(*idx.shape, self.vocab) + self.w, None
+
+
+def test_heldout_bpc_of_a_uniform_model_is_log2_vocab():
+    ids = torch.randint(0, 37, (1000,), generator=torch.Generator().manual_seed(0))
+    # 999 লক্ষ্য, block 64: শেষ টুকরোটা অপূর্ণ — সেটাও ঠিক গোনা চাই
+    assert capstone.heldout_bpc(_Uniform(37), ids, 64) == pytest.approx(math.log2(37), rel=1e-6)
+
+
+def test_heldout_bpc_matches_a_direct_sum():
+    torch.manual_seed(0)
+    model = TinyGPT(GPTConfig(vocab_size=11, block_size=8, n_layer=1, n_head=2, n_embd=16), seed=1)
+    ids = torch.randint(0, 11, (21,))
+    nll = 0.0
+    for s in range(0, 20, 8):                      # পাশাপাশি টুকরো: 0–7, 8–15, 16–19
+        x, y = ids[s:s + 8][: len(ids) - 1 - s], ids[s + 1:s + 9]
+        logp = torch.log_softmax(model(x[None])[0][0], -1)
+        nll -= logp[torch.arange(len(y)), y].sum().item()
+    assert capstone.heldout_bpc(model, ids, 8) == pytest.approx(nll / 20 / math.log(2), rel=1e-5)
+
+
+def test_sampling_with_top_k_stays_in_the_top_k():
+    data = capstone.LiteratureData(capstone.load_pieces()[:40])
+    model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=3)
+    prompt = "আমি"
+    for k in (1, 3):
+        text = capstone.sample(model, data.tokenizer, prompt, max_new_tokens=25, temperature=1.5, top_k=k, seed=k)
+        ids = data.tokenizer.encode(prompt + text)
+        for t in range(len(prompt), len(ids)):
+            ctx = torch.tensor([ids[max(0, t - 32):t]])
+            with torch.no_grad():
+                logits = model(ctx)[0][0, -1]
+            top = torch.topk(logits, k).indices.tolist()
+            assert ids[t] in top, (k, t)
+    # top_k ছাড়া উঁচু temperature-এ অনেক আলাদা অক্ষর আসে (তাই ওপরের পরীক্ষাটা ফাঁপা নয়)
+    free = capstone.sample(model, data.tokenizer, prompt, max_new_tokens=60, temperature=1.5, top_k=None, seed=0)
+    assert len(set(free)) > 3
+
+
+def test_vocabulary_share_counts_words():
+    got = capstone.vocabulary_share("আমি ভাত খাই। কলম্বাস কাটা", "আমি রোজ ভাত খাই")
+    assert got == {"words": 4, "known": 3, "share": 0.75}
+
+
+def test_resume_in_a_fresh_process_is_exact(tmp_path):
+    common = ["--cpu", "--size", "tiny", "--precision", "fp32", "--micro-batch", "4", "--accumulation-steps", "2",
+              "--steps", "8", "--eval-every", "4", "--eval-chars", "2000", "--dropout", "0.1", "--warmup", "0"]
+    ckpt = tmp_path / "ckpt.pt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    def launch(*extra):
+        out = tmp_path / f"r{len(list(tmp_path.iterdir()))}.json"
+        subprocess.run([sys.executable, "-m", "mishran.capstone", *common, *extra, "--out", str(out)],
+                       check=True, env=env, cwd=tmp_path, capture_output=True, timeout=300)
+        return json.loads(out.read_text(encoding="utf-8"))
+
+    full = launch("--checkpoint", str(ckpt), "--save-at", "4")
+    resumed = launch("--resume", str(ckpt))
+    assert len(full["losses"]) == 8 and resumed["start_step"] == 4 and len(resumed["losses"]) == 4
+    assert resumed["losses"] == full["losses"][4:]            # বিটে বিটে একই, approx নয়
+    assert resumed["curve"] == [c for c in full["curve"] if c["step"] > 4]
+    # একই seed-এ শুরু থেকে আবার চালালে এই loss আসে না: resume সত্যিই checkpoint থেকে চলছে
+    assert full["losses"][:4] != full["losses"][4:]
