@@ -2,8 +2,13 @@
 import pytest
 import torch
 
-from mishran.memory import (SavedTensorCounter, activation_bytes, measure_step, storage_bytes,
-                            zero_estimates)
+from mishran.memory import (
+    SavedTensorCounter,
+    activation_bytes,
+    measure_step,
+    storage_bytes,
+    zero_estimates,
+)
 from mishran.models import GPTConfig, TinyGPT
 
 VOCAB = 40
@@ -98,7 +103,9 @@ def test_amp_keeps_fp32_weights_and_adds_a_cast_cache(mode):
 
 def test_deepspeed_bf16_zero_matches_deepspeeds_own_estimator():
     pytest.importorskip("deepspeed")
-    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+    from deepspeed.runtime.zero.stage_1_and_2 import (
+        estimate_zero2_model_states_mem_needs,
+    )
     model = tiny()
     psi = sum(p.numel() for p in unique_params(model))
     led = measure_step(model, batch(), mode="ds_bf16", zero_stage=2)
