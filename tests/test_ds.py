@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from mishran import ds
+from mishran import ds, ds_config
 from mishran.data import CharDataset
 from mishran.models import MLP, GPTConfig, TinyGPT
 from mishran.scaling import DeepSpeedLossScaler, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
-BENGALI = set("অআইঈউএওকখগঘচছজঝটঠডঢণতথদধনপফবভমযরলশষসহ")
 CUDA = torch.cuda.is_available()
 
 
@@ -51,94 +50,23 @@ def _gpt(data, seed=0):
     return TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=seed)
 
 
-def _bilingual(message, english):
-    assert english in message, message
-    assert BENGALI & set(message), message
+@pytest.fixture(scope="module", autouse=True)
+def _restore_process_state():
+    """After this file: no engine, no process group, and the environment as it was (RANK, MASTER_PORT, ...)."""
+    saved = dict(os.environ)
+    yield
+    ds.release()
+    if torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+    for key in set(os.environ) - set(saved):
+        del os.environ[key]
+    os.environ.update(saved)
 
 
-# ---------------------------------------------------------------- config
-
-@pytest.mark.parametrize("kwargs, english", [
-    (dict(micro_batch=4, accumulation_steps=2, world_size=1, train_batch_size=10), "batch arithmetic does not add up"),
-    (dict(micro_batch=4, precision="fp16", device="cpu"), "fp16 is not supported on a CPU"),
-    (dict(micro_batch=4, precision="fp16+bf16", device="cpu"), "fp16 and bf16 cannot both be enabled"),
-    (dict(micro_batch=4, zero_stage=4, device="cpu"), "unknown ZeRO stage"),
-    (dict(micro_batch=0, device="cpu"), "must be a positive integer"),
-])
-def test_config_errors_are_caught_before_deepspeed_in_bengali_and_english(kwargs, english):
-    with pytest.raises(ds.DeepSpeedConfigError) as err:
-        ds.config_for_device(**kwargs)
-    _bilingual(str(err.value), english)
-
-
-@pytest.mark.parametrize("config, english", [
-    ({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2},
-     "batch arithmetic does not add up"),
-    ({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4}, "batch arithmetic does not add up"),
-    ({"train_batch_size": 8, "fp16": {"enabled": True}, "bf16": {"enabled": True}},
-     "fp16 and bf16 cannot both be enabled"),
-    ({"train_batch_size": 8, "fp16": {"enabled": True}}, "fp16 is not supported on a CPU"),
-    ({"train_batch_size": 8, "zero_optimization": {"stage": 5}}, "unknown ZeRO stage"),
-    ({"gradient_accumulation_steps": 2}, "either train_batch_size or train_micro_batch_size_per_gpu"),
-])
-def test_validate_config_catches_hand_written_mistakes(config, english):
-    with pytest.raises(ds.DeepSpeedConfigError) as err:
-        ds.validate_config(config, world_size=1, device="cpu")
-    _bilingual(str(err.value), english)
-
-
-def test_validate_config_derives_the_third_batch_number_like_deepspeed():
-    got = ds.validate_config({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8}, world_size=2, device="cpu")
-    assert (got["accumulation_steps"], got["micro_batch"]) == (4, 8)
-    got = ds.validate_config({"train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 2}, world_size=4,
-                             device="cpu")
-    assert got["train_batch_size"] == 64
-
-
-def test_t4_gets_fp16_with_dynamic_loss_scaling_and_zero1():
-    cfg = ds.config_for_device(micro_batch=8, accumulation_steps=4, capability=(7, 5))
-    assert "bf16" not in cfg and cfg["fp16"] == ds.FP16_DEFAULTS
-    assert cfg["fp16"]["loss_scale"] == 0 and cfg["fp16"]["initial_scale_power"] == 16
-    assert cfg["fp16"]["hysteresis"] == 2 and cfg["fp16"]["min_loss_scale"] == 1
-    assert cfg["zero_optimization"]["stage"] == 1          # stage 0 FP16 does not scale the loss in DeepSpeed 0.19.8
-    assert cfg["train_batch_size"] == 32
-
-
-def test_a100_h100_and_cpu_get_bf16_and_zero0():
-    for cap in [(8, 0), (9, 0)]:
-        cfg = ds.config_for_device(micro_batch=8, capability=cap)
-        assert cfg["bf16"] == {"enabled": True} and "fp16" not in cfg and cfg["zero_optimization"] == {"stage": 0}
-    cfg = ds.config_for_device(micro_batch=8, device="cpu")
-    assert cfg["bf16"] == {"enabled": True} and "optimizer" not in cfg       # client torch.optim: nothing compiles
-    assert ds.choose_precision(capability=(6, 0)) == "fp32"
-
-
-def test_fp16_at_zero_stage_0_warns_about_the_unscaled_loss():
-    with pytest.warns(UserWarning, match="PR #8393"):
-        cfg = ds.config_for_device(micro_batch=8, capability=(7, 5), zero_stage=0)
-    assert cfg["zero_optimization"]["stage"] == 0
-
-
-def test_deepspeed_optimizer_block_and_fp16_options():
-    cfg = ds.config_for_device(micro_batch=2, capability=(7, 5), optimizer="AdamW", lr=3e-4,
-                               fp16_options={"initial_scale_power": 32}, zero_stage=2)
-    assert cfg["optimizer"]["type"] == "AdamW" and cfg["optimizer"]["params"]["lr"] == 3e-4
-    assert cfg["fp16"]["initial_scale_power"] == 32 and cfg["zero_optimization"]["reduce_bucket_size"] == 20_000_000
-    with pytest.raises(ds.DeepSpeedConfigError, match="unknown fp16 keys"):
-        ds.config_for_device(micro_batch=2, capability=(7, 5), fp16_options={"initial_scale": 8})
-
-
-def test_zero_arithmetic_reproduces_the_papers_7_5b_example():
-    # Rajbhandari et al. 2020, Figure 1: Ψ = 7.5B, N = 64 → 120 GB, 31.4 GB, 16.6 GB, 1.9 GB per GPU
-    got = [ds.zero_model_state_bytes(7_500_000_000, stage, 64)["total"] / 1e9 for stage in (0, 1, 2, 3)]
-    assert [round(g, 1) for g in got] == [120.0, 31.4, 16.6, 1.9]
-    assert ds.zero_model_state_bytes(1000, 2, 1)["total"] == 16_000          # one GPU: nothing to share
-
-
-def test_core_module_does_not_import_plotting_or_deepspeed_at_import():
-    code = ("import sys, mishran.ds; bad = [m for m in ('matplotlib', 'ipywidgets', 'deepspeed') if m in sys.modules];"
-            " print(bad); sys.exit(1 if bad else 0)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).returncode == 0
+@pytest.fixture(autouse=True)
+def _no_engine_left():
+    yield
+    ds.release()
 
 
 # ---------------------------------------------------------------- the engine on the CPU
@@ -157,7 +85,7 @@ def _train(engine, data, generator, micro_steps, micro_batch=4, block=32):
 def test_engine_initializes_on_cpu_in_bf16_and_trains(data):
     info = ds.setup_single_process()
     assert info["backend"] == ("nccl" if CUDA else "gloo") and info["env"]["WORLD_SIZE"] == "1"
-    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+    engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
     assert next(engine.module.parameters()).dtype == torch.bfloat16
     losses = _train(engine, data, torch.Generator().manual_seed(0), 8)
     assert engine.global_steps == 4 and engine.micro_steps == 8 and all(math.isfinite(v) for v in losses)
@@ -165,7 +93,7 @@ def test_engine_initializes_on_cpu_in_bf16_and_trains(data):
 
 
 def test_initialize_twice_releases_the_first_engine(data):
-    cfg = ds.config_for_device(micro_batch=4, device="cpu")
+    cfg = ds_config.config_for_device(micro_batch=4, device="cpu")
     first = ds.initialize(_gpt(data), cfg)
     model = _gpt(data, seed=1)
     second = ds.initialize(model, cfg)
@@ -181,7 +109,7 @@ def test_initialize_twice_releases_the_first_engine(data):
 def test_reinitializing_frees_the_old_engines_optimizer_and_weights(data, stage):
     """What the GPU test measures in bytes, checked on the CPU by weak references."""
     import weakref
-    cfg = ds.config_for_device(micro_batch=4, zero_stage=stage, device="cpu")
+    cfg = ds_config.config_for_device(micro_batch=4, zero_stage=stage, device="cpu")
     engine = ds.initialize(_gpt(data), cfg)                # the notebook's `engine` stays bound during re-init
     _train(engine, data, torch.Generator().manual_seed(0), 2)
     old = [weakref.ref(engine.basic_optimizer), weakref.ref(engine.optimizer), weakref.ref(engine.module),
@@ -192,9 +120,9 @@ def test_reinitializing_frees_the_old_engines_optimizer_and_weights(data, stage)
 
 
 def test_stepping_only_at_the_boundary_never_reaches_it(data):
-    """exercises.DEEPSPEED_LOOPS['B']: engine.step() counts the micro-steps, so it must be called every time."""
-    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32",
-                                                           device="cpu"))
+    """exercises.lesson05.DEEPSPEED_LOOPS['B']: engine.step() counts the micro-steps, so call it every time."""
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32", device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)
     for x, y in [data.get_batch("train", 4, 32, device=engine.device, generator=torch.Generator().manual_seed(i))
                  for i in range(6)]:
         _, loss = engine(x, y)
@@ -207,9 +135,9 @@ def test_stepping_only_at_the_boundary_never_reaches_it(data):
 def test_an_optimizer_cannot_be_reused_by_a_second_engine(data):
     model = _gpt(data)
     opt = torch.optim.AdamW(model.parameters())
-    ds.initialize(model, ds.config_for_device(micro_batch=4, device="cpu"), optimizer=opt)
+    ds.initialize(model, ds_config.config_for_device(micro_batch=4, device="cpu"), optimizer=opt)
     with pytest.raises(ValueError, match="optimizer already used"):
-        ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, device="cpu"), optimizer=opt)
+        ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, device="cpu"), optimizer=opt)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
@@ -217,8 +145,8 @@ def test_engine_backward_divides_by_accumulation_steps(data, precision, exact_at
     accum = 4
     model = _gpt(data)
     reference = copy.deepcopy(model).to(torch.bfloat16 if precision == "bf16" else torch.float32)
-    engine = ds.initialize(model, ds.config_for_device(micro_batch=4, accumulation_steps=accum, precision=precision,
-                                                       device="cpu"))
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=accum, precision=precision, device="cpu")
+    engine = ds.initialize(model, cfg)
     reference.to(engine.device)
     g = torch.Generator().manual_seed(1)
     batches = [data.get_batch("train", 4, 32, device=engine.device, generator=g) for _ in range(accum)]
@@ -234,7 +162,7 @@ def test_engine_backward_divides_by_accumulation_steps(data, precision, exact_at
         _, loss = reference(x, y)
         (loss / accum).backward()
     assert boundary == [False, False, False, True] and engine.global_steps == 0
-    for p, q in zip(engine.module.parameters(), reference.parameters()):
+    for p, q in zip(engine.module.parameters(), reference.parameters(), strict=True):
         assert _same(p.grad, q.grad, rtol=2e-2 if precision == "bf16" else 1e-4)
     engine.step()                                  # the boundary: step, then gradients zeroed
     assert engine.global_steps == 1 and all(p.grad is None for p in engine.module.parameters())
@@ -242,7 +170,7 @@ def test_engine_backward_divides_by_accumulation_steps(data, precision, exact_at
 
 @pytest.mark.parametrize("stage", [0, 1])
 def test_checkpoint_resume_reproduces_the_uninterrupted_losses(data, tmp_path, stage, exact_attention):
-    cfg = ds.config_for_device(micro_batch=4, accumulation_steps=2, zero_stage=stage, device="cpu")
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, zero_stage=stage, device="cpu")
     engine = ds.initialize(_gpt(data), cfg)
     g = torch.Generator().manual_seed(3)
     _train(engine, data, g, 4)
@@ -255,11 +183,11 @@ def test_checkpoint_resume_reproduces_the_uninterrupted_losses(data, tmp_path, s
     resumed = _train(resumed_engine, data, g2, 4)
     assert resumed[0] == uninterrupted[0] and resumed_engine.global_steps == 4
     assert resumed == uninterrupted if not CUDA else all(math.isclose(a, b, rel_tol=1e-3)
-                                                         for a, b in zip(resumed, uninterrupted))
+                                                         for a, b in zip(resumed, uninterrupted, strict=True))
 
 
 def test_model_states_are_16_bytes_per_parameter_in_bf16(data):
-    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, device="cpu"))
+    engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, device="cpu"))
     n = sum(p.numel() for p in engine.module.parameters())
     x, y = data.get_batch("train", 4, 32, device=engine.device, generator=torch.Generator().manual_seed(0))
     _, loss = engine(x, y)
@@ -267,11 +195,11 @@ def test_model_states_are_16_bytes_per_parameter_in_bf16(data):
     got = ds.model_state_bytes(engine)                  # after backward, before step: gradients exist
     assert got == {"params": 2 * n, "grads": 2 * n, "master_weights": 4 * n, "optimizer_states": 8 * n,
                    "total": 16 * n}
-    assert got["total"] == ds.zero_model_state_bytes(n, 0)["total"]
+    assert got["total"] == ds_config.zero_model_state_bytes(n, 0)["total"]
 
 
 def test_loss_scale_log_records_a_skipped_bf16_step(data):
-    engine = ds.initialize(_gpt(data), ds.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+    engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
     g = torch.Generator().manual_seed(0)
     with ds.LossScaleLog(engine) as log:
         for i in range(8):
@@ -337,7 +265,7 @@ def _fp16_engine(stage, **fp16_options):
     model = MLP(8, 32, 1, n_layers=3, seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                 # stage 0 FP16 warns; here we want to see what it does
-        cfg = ds.config_for_device(micro_batch=16, accumulation_steps=2, capability=(7, 5), zero_stage=stage,
+        cfg = ds_config.config_for_device(micro_batch=16, accumulation_steps=2, capability=(7, 5), zero_stage=stage,
                                    fp16_options=fp16_options)
     engine, *_ = deepspeed.initialize(model=model, optimizer=torch.optim.AdamW(model.parameters(), lr=1e-3),
                                       config=cfg)
@@ -394,7 +322,7 @@ def test_fp16_stage0_policy_and_its_unscaled_loss(fp16_on_cpu):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (the CPU tests above cover the logic)")
 def test_reinitialize_on_gpu_keeps_the_memory_of_one_engine():
     data = CharDataset()
-    cfg = ds.config_for_device(micro_batch=8)
+    cfg = ds_config.config_for_device(micro_batch=8)
 
     def big_model(seed):
         return TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=128, n_layer=6, n_head=8, n_embd=512),
@@ -432,5 +360,20 @@ def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path):
     assert len(result["losses"]) == 3 and all(math.isfinite(v) for v in result["losses"])
     assert result["global_batch"] == result["micro_batch"] * result["accumulation_steps"]
     states = result["per_rank"][0]["model_state_bytes"]
-    assert states["master_weights"] == 4 * result["num_params"] and states["optimizer_states"] == 8 * result["num_params"]
+    n = result["num_params"]
+    assert states["master_weights"] == 4 * n and states["optimizer_states"] == 8 * n
     assert list(ext.iterdir()) == []                    # nothing was compiled
+
+
+# ---------------------------------------------------------------- where DeepSpeed's internals are read
+
+def test_a_changed_deepspeed_internal_gives_a_clear_error_not_an_attribute_error():
+    engine = _FakeEngine()
+    del engine.skipped_steps                      # as if a DeepSpeed release renamed the counter
+    with pytest.raises(RuntimeError, match="DeepSpeed internals changed") as err:
+        ds.LossScaleLog(engine, capture_messages=False)
+    assert "skipped_steps" in str(err.value) and "পাওয়া গেল না" in str(err.value)
+    engine = _FakeEngine()
+    engine.optimizer = object()                   # an fp16 optimizer without any loss-scale attribute
+    with pytest.raises(RuntimeError, match="DeepSpeed internals changed"):
+        ds.loss_scale_of(engine)

@@ -161,10 +161,12 @@ def ds_log(monkeypatch):
 
 
 def _random_ds_config(rng):
-    return dict(init_scale=rng.choice([2 ** 16, 2 ** 4, 1, 96, 2 ** 10]),
+    """Valid configs only: hysteresis >= 1 and min_scale <= init_scale (the others are refused, tested below)."""
+    init_scale = rng.choice([2 ** 16, 2 ** 4, 1, 96, 2 ** 10])
+    return dict(init_scale=init_scale,
                 scale_window=rng.randint(1, 6),
-                hysteresis=rng.choice([0, 1, 2, 2, 3, 4]),
-                min_scale=rng.choice([1, 1, 0.25, 3, 2 ** 10]),
+                hysteresis=rng.choice([1, 2, 2, 3, 4]),
+                min_scale=rng.choice([m for m in [1, 1, 0.25, 3, 2 ** 10] if m <= init_scale]),
                 consecutive_hysteresis=rng.random() < 0.5)
 
 
@@ -397,9 +399,9 @@ def test_bad_input_is_a_clear_bengali_error():
         underflow_report(torch.ones(2), scale=0)
     with pytest.raises(ValueError, match=r"growth_factor হবে 1-এর চেয়ে বড়"):
         DynamicLossScaler(growth_factor=1.0)
-    with pytest.raises(ValueError, match=r"growth_interval \(a positive integer\) হবে ধনাত্মক পূর্ণসংখ্যা"):
+    with pytest.raises(ValueError, match=r"growth_interval হবে ধনাত্মক পূর্ণসংখ্যা \(growth_interval must be"):
         DynamicLossScaler(growth_interval=0)
-    with pytest.raises(ValueError, match=r"loss_scale_window > 0"):
+    with pytest.raises(ValueError, match=r"loss_scale_window.*must be a positive integer"):
         DeepSpeedLossScaler(scale_window=0)
     with pytest.raises(TypeError, match=r"found_inf হবে True/False"):
         StaticLossScaler().update("yes")
@@ -407,6 +409,36 @@ def test_bad_input_is_a_clear_bengali_error():
         simulate(torch.amp.GradScaler("cpu"), [False])
     with pytest.raises(ValueError, match=r"steps="):
         simulate(StaticLossScaler(), lambda step, scale: False)
+
+
+@pytest.mark.parametrize("hysteresis", [0, -1])
+def test_hysteresis_below_one_is_refused(hysteresis):
+    with pytest.raises(ValueError, match=r"hysteresis must be an integer >= 1") as err:
+        DeepSpeedLossScaler(hysteresis=hysteresis)
+    assert "কখনো কমে না" in str(err.value)
+
+
+@needs_new_deepspeed
+def test_why_hysteresis_zero_is_refused_deepspeed_never_lowers_the_scale(ds_log):
+    """The peer itself: DeepSpeed's scaler with delayed_shift=0 skips every step and keeps its scale."""
+    theirs = ds_loss_scaler.DynamicLossScaler(init_scale=2 ** 16, scale_window=1000, min_scale=1, delayed_shift=0,
+                                              consecutive_hysteresis=False)
+    for _ in range(20):
+        theirs.update_scale(True)
+    assert theirs.cur_scale == 2 ** 16 and theirs.cur_hysteresis < 0
+
+
+def test_min_scale_above_the_initial_scale_is_refused():
+    with pytest.raises(ValueError, match=r"min_scale must not exceed init_scale"):
+        DeepSpeedLossScaler(init_scale=4, min_scale=8)
+    assert DeepSpeedLossScaler(init_scale=4, min_scale=4).scale == 4              # equal is allowed
+
+
+@pytest.mark.parametrize("steps", [-1, 2.5, "3", True])
+def test_simulate_refuses_a_negative_or_non_integer_step_count(steps):
+    with pytest.raises(ValueError, match=r"steps must be a non-negative integer"):
+        simulate(StaticLossScaler(), [False] * 5, steps=steps)
+    assert simulate(StaticLossScaler(), [False] * 5, steps=0) == []
 
 
 def test_scaling_is_a_core_module():

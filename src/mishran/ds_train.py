@@ -21,9 +21,10 @@ import time
 
 import torch
 
-from mishran import ds
+from mishran import ds, ds_config
 from mishran.data import CharDataset
 from mishran.models import GPTConfig, TinyGPT
+from mishran.util import package_version
 
 # মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
 SIZES = {
@@ -45,7 +46,8 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=None, help="সময় মাপার আগে কয়টি step বাদ (ডিফল্ট ৩, কম step-এ ০)")
     p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে (gloo, BF16)")
     p.add_argument("--out", default=None, help="ফলাফলের JSON ফাইল (rank 0 লেখে)")
-    p.add_argument("--local_rank", type=int, default=None, help="DeepSpeed launcher নিজে দেয়; env-এর LOCAL_RANK-ই ব্যবহার হয়")
+    p.add_argument("--local_rank", type=int, default=None,
+                   help="DeepSpeed launcher নিজে দেয়; env-এর LOCAL_RANK-ই ব্যবহার হয়")
     return p.parse_args(argv)
 
 
@@ -60,7 +62,7 @@ def global_batch_slice(data: CharDataset, generator: torch.Generator, global_bat
     micro = global_batch // (accumulation_steps * world_size)
     x = x.view(accumulation_steps, world_size, micro, block_size)[:, rank]
     y = y.view(accumulation_steps, world_size, micro, block_size)[:, rank]
-    return list(zip(x, y))
+    return list(zip(x, y, strict=True))
 
 
 def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
@@ -87,9 +89,9 @@ def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, m
         raise SystemExit(f"global batch {global_batch} micro_batch {micro} × GPU {world} দিয়ে বিভাজ্য নয় "
                          "(global batch must be divisible by micro_batch × world_size)")
     accum = global_batch // (micro * world)                    # N বাড়লে accumulation কমে, global batch একই
-    config = ds.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
-                                  zero_stage=zero_stage, precision=None if precision == "auto" else precision,
-                                  device="cuda" if use_cuda else "cpu")
+    config = ds_config.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
+                                         zero_stage=zero_stage, precision=None if precision == "auto" else precision,
+                                         device="cuda" if use_cuda else "cpu")
     precision = "fp16" if "fp16" in config else "bf16" if "bf16" in config else "fp32"
 
     data = CharDataset()
@@ -145,9 +147,9 @@ def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, m
         "tokens_per_s": tokens * timed / elapsed if elapsed and timed > 0 else None,
         "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
         "per_rank": per_rank,
-        "zero_paper_bytes_per_gpu": ds.zero_model_state_bytes(num_params, zero_stage, world),
+        "zero_paper_bytes_per_gpu": ds_config.zero_model_state_bytes(num_params, zero_stage, world),
         "config": config,
-        "versions": {"torch": torch.__version__, "deepspeed": _version("deepspeed")},
+        "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
     }
 
 
@@ -178,13 +180,6 @@ def main(argv=None) -> dict | None:
     torch.distributed.destroy_process_group()
     return result
 
-
-def _version(name):
-    import importlib.metadata
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 if __name__ == "__main__":

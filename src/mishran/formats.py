@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "decode", "decode_bits", "encode",
+__all__ = ["FloatFormat", "Decoded", "FORMATS", "PRECISIONS", "get_format", "decode", "decode_bits", "encode",
            "round_to", "spacing", "all_values", "torch_dtype", "format_table"]
 
 
@@ -101,11 +101,23 @@ _TORCH_DTYPES = {
 }
 
 
+PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+"""প্রশিক্ষণের precision-এর নাম → torch dtype: কোর্সের একটাই তালিকা (পাঠ ০৩-এর train, পাঠ ০৫-এর DeepSpeed config)।"""
+
+
 def get_format(fmt) -> FloatFormat:
-    """নাম ('fp16') বা FloatFormat থেকে FloatFormat; অচেনা নামে পরিষ্কার ভুলবার্তা।"""
+    """নাম ('fp16'), torch dtype (torch.float16) বা FloatFormat থেকে FloatFormat; অচেনা নামে পরিষ্কার ভুলবার্তা (পাঠ ০১)।"""
     if isinstance(fmt, FloatFormat):
         return fmt
-    key = str(fmt).lower().replace("-", "_").replace(" ", "_")
+    if isinstance(fmt, torch.dtype):
+        named = [name for name, dtype in _TORCH_DTYPES.items() if dtype is not None and dtype == fmt]
+        if not named:
+            raise ValueError(f"torch dtype {fmt} কোনো চেনা ভাসমান বিন্দু ফরম্যাট নয় (unknown format); "
+                             f"চেনা ফরম্যাট: {', '.join(FORMATS)}")
+        return FORMATS[named[0]]
+    if not isinstance(fmt, str):
+        raise TypeError(f"ফরম্যাটের নাম চাই, যেমন 'fp16' (a format name); পেয়েছি {type(fmt).__name__}: {fmt!r}")
+    key = fmt.lower().removeprefix("torch.").replace("-", "_").replace(" ", "_")
     key = {"float32": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
            "e4m3": "fp8_e4m3", "fp8_e4m3fn": "fp8_e4m3", "e5m2": "fp8_e5m2"}.get(key, key)
     if key not in FORMATS:
@@ -185,7 +197,10 @@ def _as_float(x) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"সংখ্যা চাই (a real number), পেয়েছি {type(x).__name__}: {x!r}। "
                         "লেখা থাকলে আগে float('1e-5')-এর মতো করে সংখ্যায় বদলাও।")
-    return float(x)
+    try:
+        return float(x)
+    except OverflowError:                  # float64-এর সীমা ছাড়ানো পূর্ণসংখ্যা (যেমন 2**2000): যেকোনো ফরম্যাটে ±inf
+        return math.inf if x > 0 else -math.inf
 
 
 def encode(value, fmt) -> int:
@@ -283,7 +298,7 @@ def format_table(names=None) -> list[dict]:
     rows = []
     for name in names or FORMATS:
         f = get_format(name)
-        rows.append({"name": f.name, "format": f.label, "bits": f"1/{f.exponent_bits}/{f.mantissa_bits}", "bias": f.bias,
-                     "max": f.max, "min_normal": f.min_normal, "min_subnormal": f.min_subnormal,
+        rows.append({"name": f.name, "format": f.label, "bits": f"1/{f.exponent_bits}/{f.mantissa_bits}",
+                     "bias": f.bias, "max": f.max, "min_normal": f.min_normal, "min_subnormal": f.min_subnormal,
                      "eps": f.eps, "decimal_digits": round(math.log10(2) * (f.mantissa_bits + 1), 1)})
     return rows

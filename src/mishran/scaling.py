@@ -22,6 +22,7 @@ from typing import Callable, Iterable
 import torch
 
 from .formats import get_format, round_to, spacing
+from .util import positive_int
 
 __all__ = ["UnderflowReport", "underflow_report", "log2_magnitudes", "FormatRegions", "format_regions",
            "StaticLossScaler", "DynamicLossScaler", "DeepSpeedLossScaler", "LossScaleAtMinimumError",
@@ -202,12 +203,6 @@ def _as_flag(found_inf) -> bool:
     raise TypeError(f"found_inf হবে True/False (gradient-এ inf/NaN পাওয়া গেছে কি না); পেয়েছি {found_inf!r}")
 
 
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} হবে ধনাত্মক পূর্ণসংখ্যা; পেয়েছি {value!r}")
-    return int(value)
-
-
 def _to_float32(x: float) -> float:
     """double → float32, round to nearest even (C++-এর static_cast<float>-এর মতো); সীমা ছাড়ালে ±inf।"""
     try:
@@ -258,7 +253,7 @@ class DynamicLossScaler:
             raise ValueError(f"growth_factor হবে 1-এর চেয়ে বড় (must be > 1.0); পেয়েছি {growth_factor!r}")
         if not (isinstance(backoff_factor, numbers.Real) and 0.0 < backoff_factor < 1.0):
             raise ValueError(f"backoff_factor হবে 0 আর 1-এর মাঝে (must be in (0, 1)); পেয়েছি {backoff_factor!r}")
-        growth_interval = _positive_int(growth_interval, "growth_interval (a positive integer)")
+        growth_interval = positive_int(growth_interval, "growth_interval")
         self._scale = _to_float32(init_scale)           # torch: torch.full((), init_scale, dtype=float32)
         self.growth_factor = float(growth_factor)
         self.backoff_factor = float(backoff_factor)
@@ -335,7 +330,8 @@ class DeepSpeedLossScaler:
     - বাড়া: শেষ overflow-এর পরের সফল step-গুলো গুনে (cur_iter − last_overflow_iter − 1) যখন scale_window-এর
       ধনাত্মক গুণিতক, তখন scale × 2। ফলে শেষ overflow-এর পরে প্রথমবার বাড়ে scale_window + 1-তম সফল
       step-এ, তারপর প্রতি scale_window step-এ।
-    - hysteresis=0 দিলে DeepSpeed-এ scale কখনো কমে না (hysteresis শুধু ঋণাত্মক হতে থাকে); এখানেও তাই।
+    - hysteresis=0 দিলে DeepSpeed-এ scale কখনো কমে না (hysteresis শুধু ঋণাত্মক হতে থাকে); এখানে তাই hysteresis ≥ 1
+      চাই, আর min_scale ≤ init_scale।
     - ZeRO stage 0-এর FP16 optimizer-এর নিয়ম = hysteresis=1, raise_error_at_min_scale=False।
     last_message: এই update-এ DeepSpeed (rank 0) যে লাইন log করত, না করলে None। DeepSpeed লাইনটি লেখে
     logger.info দিয়ে, সামনে "[সময়] [INFO] [loss_scaler.py:লাইন:update_scale] " জুড়ে; 0.17.6 থেকে DeepSpeed-এর
@@ -349,9 +345,15 @@ class DeepSpeedLossScaler:
                  consecutive_hysteresis=False, raise_error_at_min_scale=True):
         init_scale = _as_scale(init_scale)
         min_scale = _as_scale(min_scale)
-        scale_window = _positive_int(scale_window, "scale_window (loss_scale_window > 0)")
-        if isinstance(hysteresis, bool) or not isinstance(hysteresis, numbers.Integral):
-            raise ValueError(f"hysteresis হবে পূর্ণসংখ্যা (an integer), যেমন 2; পেয়েছি {hysteresis!r}")
+        scale_window = positive_int(scale_window, "scale_window (loss_scale_window)")
+        if isinstance(hysteresis, bool) or not isinstance(hysteresis, numbers.Integral) or hysteresis < 1:
+            raise ValueError(f"hysteresis হবে ১ বা তার বেশি পূর্ণসংখ্যা (hysteresis must be an integer >= 1), যেমন 2; "
+                             f"পেয়েছি {hysteresis!r}। 0 বা ঋণাত্মক দিলে DeepSpeed-এ scale কখনো কমে না, আর "
+                             "DeepSpeed নিজে তা ধরে না।")
+        if min_scale > init_scale:
+            raise ValueError(f"min_scale ({min_scale:g}) শুরুর scale ({init_scale:g})-এর চেয়ে বড় (min_scale must "
+                             "not exceed init_scale): scale শুরুতেই নিচের সীমার নিচে থাকত। min_loss_scale কমাও, "
+                             "বা initial_scale_power বাড়াও।")
         self._scale = init_scale
         self.scale_window = int(scale_window)
         self.min_scale = min_scale
@@ -425,6 +427,9 @@ def simulate(scaler, overflow_flags, steps: int | None = None) -> list[dict]:
         # torch.amp.GradScaler-এর scale একটি method, আর update() found_inf নেয় না — তাই এখানে চলে না
         raise TypeError(f"simulate() এই মডিউলের একটি loss scaler চায় (with .scale and .update(found_inf)); পেয়েছি "
                         f"{type(scaler).__name__}। GradScaler-এর নিয়ম দেখতে DynamicLossScaler দাও।")
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0):
+        raise ValueError(f"steps হবে শূন্য বা ধনাত্মক পূর্ণসংখ্যা (steps must be a non-negative integer); "
+                         f"পেয়েছি {steps!r}")
     if callable(overflow_flags):
         if steps is None:
             raise ValueError("overflow_flags একটি ফাংশন হলে কত step চালাতে হবে তা steps=... দিয়ে বলো।")

@@ -1,0 +1,267 @@
+"""DeepSpeed-এর config আর ZeRO-র মেমরির হিসাব, DeepSpeed import না করেই (পাঠ ০৫)।
+
+    from mishran import ds_config
+    config = ds_config.config_for_device(micro_batch=8, accumulation_steps=4)   # এই device দেখে FP16 বা BF16
+    ds_config.validate_config(config)                  # নিজের লেখা config-ও DeepSpeed-এর আগে যাচাই
+    ds_config.zero_model_state_bytes(7_500_000_000, stage=2, world_size=64)
+
+engine চালু করা, ছাড়া আর loss scale-এর খাতা থাকে mishran.ds-এ (সেটি deepspeed import করে)।
+এই মডিউল deepspeed import করে না (শুধু CPU-তে FP16 চলে কি না জানতে, সেই ফাংশনের ভেতরে)।
+"""
+from __future__ import annotations
+
+import os
+import warnings
+
+import torch
+
+from .formats import PRECISIONS
+from .hardware import recommended_amp_dtype
+from .util import positive_int
+
+__all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "DeepSpeedConfigError", "choose_precision",
+           "cpu_supports_fp16", "config_for_device", "validate_config", "zero_model_state_bytes"]
+
+ZERO_STAGES = (0, 1, 2, 3)
+"""DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
+
+# DeepSpeed-এর fp16 block-এর ডিফল্ট (deepspeed/runtime/precision_config.py, DeepSpeedFP16Config)।
+# config-এ সব key স্পষ্ট লিখে রাখি, যাতে পাঠে প্রতিটির মানে বলা যায়।
+FP16_DEFAULTS = {
+    "enabled": True,
+    "auto_cast": False,            # ইনপুট নিজে FP16-এ cast করবে না; আমাদের ইনপুট token id (int64), cast লাগে না
+    "loss_scale": 0,               # 0 মানে dynamic loss scaling; অন্য সংখ্যা দিলে সেটাই স্থির scale
+    "initial_scale_power": 16,     # শুরুর scale = 2**16 = 65536
+    "loss_scale_window": 1000,     # এতগুলো overflow-হীন step-এর পরে scale × 2
+    "hysteresis": 2,               # scale কমানোর আগে কয়টি overflow সহ্য করা হয় (ZeRO 1–3-এ; stage 0-এ খাটে না)
+    "consecutive_hysteresis": False,   # True: প্রতিটি ভালো step-এ hysteresis আবার ভরে
+    "min_loss_scale": 1,           # scale এর নিচে নামে না
+}
+
+
+FP16_STAGE0_WARNING = (
+    "FP16 আর ZeRO stage 0 একসঙ্গে: DeepSpeed 0.19.8-এ এখানে engine.backward() loss-কে loss scale দিয়ে গুণ করে না, "
+    "কিন্তু engine.step() gradient-কে সেই scale দিয়ে ভাগ করে — ছোট gradient underflow থেকে বাঁচে না, আর হালনাগাদ "
+    "scale গুণ ছোট হয় (fp16 with ZeRO stage 0: the loss is not scaled in engine.backward; DeepSpeed PR #8393)। "
+    "zero_stage=1 নাও: loss scaling ঠিক চলে, আর এক GPU-তে মেমরি প্রায় একই।")
+
+
+class DeepSpeedConfigError(ValueError):
+    """DeepSpeed-এর আগেই ধরা config-এর ভুল, বাংলা আর ইংরেজিতে (পাঠ ০৫)।"""
+
+
+# ---------------------------------------------------------------- config
+
+def choose_precision(device: str | None = None, capability=None) -> str:
+    """এই device-এ DeepSpeed-এর কোন precision: 'fp16', 'bf16' বা 'fp32' (পাঠ ০৫)।
+
+    নিয়ম mishran.hardware.recommended_amp_dtype()-এর: CPU আর Ampere (sm_80) বা নতুন GPU → bf16;
+    Volta/Turing (sm_70/sm_75, যেমন Colab-এর T4) → fp16 + dynamic loss scaling; আরও পুরনো → fp32।
+    capability দিলে (যেমন (7, 5)) GPU ছাড়াই সিদ্ধান্তটা দেখা যায়।
+    """
+    if capability is not None:
+        device = "cuda"
+    dtype = recommended_amp_dtype(device, capability)
+    return {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype, "fp32")
+
+
+def _positive(value, name: str) -> int:
+    return positive_int(value, name, DeepSpeedConfigError)
+
+
+def _world_size(world_size) -> int:
+    if world_size is None:
+        world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    return _positive(world_size, "world_size")
+
+
+def _check_precision_name(precision) -> str | None:
+    if precision is None or precision == "auto":
+        return None
+    parts = {str(p).lower() for p in precision} if isinstance(precision, (list, tuple, set)) else \
+        {p for p in ("fp16", "bf16") if p in str(precision).lower()} or {str(precision).lower()}
+    if {"fp16", "bf16"} <= parts:
+        raise DeepSpeedConfigError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): "
+                                   "মডেলের ওজন একটাই 16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' "
+                                   "(loss scaling-সহ) বা precision='bf16'।")
+    if precision not in PRECISIONS:
+        raise DeepSpeedConfigError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও: 'fp16', 'bf16', "
+                                   "'fp32', অথবা None (এই device দেখে নিজে বাছাই)।")
+    return precision
+
+
+def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size: int | None = None,
+                      zero_stage: int | None = None, precision: str | None = None, lr: float = 1e-3,
+                      optimizer: str | None = None, train_batch_size: int | None = None,
+                      device: str | None = None, capability=None, fp16_options: dict | None = None,
+                      gradient_clipping: float | None = None, bucket_size: int = 20_000_000,
+                      log_level: str = "warning") -> dict:
+    """এই device-এর জন্য একটি DeepSpeed config dict, DeepSpeed-এর আগেই যাচাই করা (পাঠ ০৫)।
+
+    - micro_batch: প্রতি GPU-তে একবারে কয়টি নমুনা (train_micro_batch_size_per_gpu)।
+    - accumulation_steps: কয়টি micro-batch-এর gradient জমিয়ে একটি optimizer step।
+    - world_size: কয়টি process (GPU); না দিলে env-এর WORLD_SIZE, নইলে ১।
+      train_batch_size = micro_batch × accumulation_steps × world_size; দিলে মিলতে হবে।
+    - precision: None হলে device দেখে (choose_precision): T4-এ 'fp16', A100/H100/CPU-তে 'bf16'।
+    - zero_stage: None হলে BF16/FP32-এ 0, কিন্তু FP16-এ 1 — কারণ DeepSpeed 0.19.8-এ ZeRO stage 0-তে
+      engine.backward() loss-কে scale করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (DeepSpeed PR #8393);
+      stage 1-এ scaling ঠিক চলে, আর এক GPU-তে মেমরি প্রায় একই। নিজে 0 দিলে FP16-এ সতর্কবার্তা আসে।
+    - optimizer: None হলে config-এ optimizer নেই — mishran.ds.initialize() একটি torch.optim.AdamW বানায়,
+      কিছুই compile হয় না। 'Adam'/'AdamW' দিলে DeepSpeed নিজের optimizer নেয়: GPU-তে FusedAdam, যা প্রথমবার
+      JIT compile হয় (প্রায় এক মিনিট)।
+    - fp16_options: fp16 block-এর যেকোনো key বদলাতে, যেমন {"initial_scale_power": 32}।
+    - bucket_size: ZeRO 1/2-এর gradient bucket (উপাদান সংখ্যা)। DeepSpeed-এর ডিফল্ট 5e8 — 16 বিটে ১ GB,
+      আমাদের ছোট মডেলের চেয়েও বড়; তাই ছোট রাখা।
+    ভুল হলে DeepSpeedConfigError (বাংলা + ইংরেজি)।
+    """
+    micro = _positive(micro_batch, "micro_batch")
+    accum = _positive(accumulation_steps, "accumulation_steps")
+    world = _world_size(world_size)
+    if zero_stage is not None and (isinstance(zero_stage, bool) or zero_stage not in ZERO_STAGES):
+        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {zero_stage!r} (unknown ZeRO stage); চলে 0 (ZeRO বন্ধ), "
+                                   "1 (optimizer state ভাগ), 2 (+ gradient ভাগ), 3 (+ ওজন ভাগ)।")
+    if capability is not None:
+        device = "cuda"
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    precision = _check_precision_name(precision) or choose_precision(device, capability)
+    if zero_stage is None:
+        zero_stage = 1 if precision == "fp16" else 0
+    elif zero_stage == 0 and precision == "fp16":
+        warnings.warn(FP16_STAGE0_WARNING, stacklevel=2)
+    if fp16_options and precision != "fp16":
+        raise DeepSpeedConfigError(f"fp16_options দেওয়া হয়েছে, কিন্তু precision={precision!r} (fp16 options "
+                                   "without fp16); loss scaling-এর এই key-গুলো শুধু FP16-এ খাটে।")
+    unknown = set(fp16_options or {}) - set(FP16_DEFAULTS)
+    if unknown:
+        raise DeepSpeedConfigError(f"fp16 block-এ অচেনা key {sorted(unknown)} (unknown fp16 keys); চেনা key: "
+                                   f"{', '.join(FP16_DEFAULTS)}")
+
+    config = {
+        "train_batch_size": micro * accum * world if train_batch_size is None else train_batch_size,
+        "train_micro_batch_size_per_gpu": micro,
+        "gradient_accumulation_steps": accum,
+    }
+    if precision == "fp16":
+        config["fp16"] = {**FP16_DEFAULTS, **(fp16_options or {})}
+    elif precision == "bf16":
+        config["bf16"] = {"enabled": True}
+    zero = {"stage": int(zero_stage)}
+    if zero_stage in (1, 2, 3):
+        zero["reduce_bucket_size"] = _positive(bucket_size, "bucket_size")
+        if zero_stage in (1, 2):
+            zero["allgather_bucket_size"] = zero["reduce_bucket_size"]
+    config["zero_optimization"] = zero
+    if gradient_clipping is not None:
+        config["gradient_clipping"] = float(gradient_clipping)
+    if optimizer is not None:
+        if optimizer not in ("Adam", "AdamW"):
+            raise DeepSpeedConfigError(f"optimizer হবে None (torch.optim.AdamW, compile ছাড়া), 'Adam' বা 'AdamW' "
+                                       f"(DeepSpeed-এর FusedAdam); পেয়েছি {optimizer!r}")
+        config["optimizer"] = {"type": optimizer, "params": {"lr": lr, "betas": [0.9, 0.999], "eps": 1e-8,
+                                                             "weight_decay": 0.01}}
+    config["log_level"] = log_level
+    validate_config(config, world_size=world, device=device)
+    return config
+
+
+def cpu_supports_fp16() -> bool:
+    """এই CPU-তে DeepSpeed FP16 চালাতে পারে কি না — DeepSpeed-এর নিজের CPU accelerator-কে জিজ্ঞেস করে (পাঠ ০৫)।
+
+    অনেক CPU-তে পারে না; AVX512-FP16 বা AMX-FP16 আছে এমন নতুন Intel Xeon-এ পারে (oneDNN-এর FP16)।
+    deepspeed import হয় শুধু এখানে, ডাকলে তবেই; deepspeed ইনস্টল না থাকলে False (তাহলে DeepSpeed চলেই না)।
+    """
+    try:
+        from deepspeed.accelerator import get_accelerator
+        from deepspeed.accelerator.cpu_accelerator import CPU_Accelerator
+    except ImportError:
+        return False
+    accelerator = get_accelerator()                  # DeepSpeed-এর CPU accelerator চালু থাকলে ঠিক সেটিকেই জিজ্ঞেস করি
+    if accelerator.device_name() != "cpu":
+        accelerator = CPU_Accelerator()
+    return torch.float16 in accelerator.supported_dtypes()
+
+
+def _block(config: dict, key: str) -> dict:
+    """config-এর একটি উপ-block (যেমন "fp16"); না থাকলে {}; dict না হলে বাংলা + ইংরেজি বার্তায় ভুল।"""
+    value = config.get(key, {})
+    if not isinstance(value, dict):
+        raise DeepSpeedConfigError(f'config-এর "{key}" হবে একটি dict, যেমন {{"enabled": true}} ("{key}" must be a '
+                                   f"dict); পেয়েছি {value!r}")
+    return value
+
+
+def validate_config(config: dict, world_size: int | None = None, device: str | None = None) -> dict:
+    """একটি DeepSpeed config (নিজের লেখা হলেও) DeepSpeed-এর আগে যাচাই; ভুলে DeepSpeedConfigError (পাঠ ০৫)।
+
+    দেখে: ব্যাচের হিসাব (train_batch_size = micro × accumulation × world_size), FP16 চালাতে না-পারা CPU-তে FP16, FP16 আর BF16
+    একসঙ্গে, অচেনা ZeRO stage। ফেরত দেয় {"train_batch_size", "micro_batch", "accumulation_steps", "world_size"}।
+    """
+    if not isinstance(config, dict):
+        raise DeepSpeedConfigError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}। "
+                                   "config ছাড়া deepspeed.initialize চলে না।")
+    world = _world_size(world_size)
+    train = config.get("train_batch_size")
+    micro = config.get("train_micro_batch_size_per_gpu")
+    accum = config.get("gradient_accumulation_steps")
+    for name, value in (("train_batch_size", train), ("train_micro_batch_size_per_gpu", micro),
+                        ("gradient_accumulation_steps", accum)):
+        if value is not None:
+            _positive(value, name)
+    if train is None and micro is None:
+        raise DeepSpeedConfigError("train_batch_size বা train_micro_batch_size_per_gpu — অন্তত একটি দাও (either "
+                                   "train_batch_size or train_micro_batch_size_per_gpu is required)।")
+    if micro is None:
+        accum = accum or 1
+        micro, rest = divmod(train, accum * world)
+    elif accum is None:
+        accum, rest = divmod(train, micro * world) if train is not None else (1, 0)
+    else:
+        rest = 0
+    if train is None:
+        train = micro * accum * world
+    if rest or micro < 1 or accum < 1 or train != micro * accum * world:
+        raise DeepSpeedConfigError(
+            f"ব্যাচের হিসাব মেলেনি (batch arithmetic does not add up): train_batch_size {train} ≠ "
+            f"micro_batch {micro} × gradient_accumulation_steps {accum} × world_size {world} = "
+            f"{micro * accum * world}। নিয়ম: train_batch_size = train_micro_batch_size_per_gpu × "
+            "gradient_accumulation_steps × GPU-র সংখ্যা। যেকোনো দুটি দিলে DeepSpeed তৃতীয়টি বের করে; "
+            "তিনটিই দিলে মিলতে হবে।")
+    fp16 = bool(_block(config, "fp16").get("enabled", False))
+    bf16 = bool(_block(config, "bf16" if "bf16" in config else "bfloat16").get("enabled", False))
+    if fp16 and bf16:
+        raise DeepSpeedConfigError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled); "
+                                   "config-এ একটির enabled মুছে দাও। DeepSpeed-এর নিজের বার্তা: 'bfloat16 and fp16 "
+                                   "modes cannot be simultaneously enabled'।")
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if fp16 and device == "cpu" and not cpu_supports_fp16():
+        raise DeepSpeedConfigError("অনেক CPU-তে FP16 চলে না, এটিতেও নয় (fp16 is not supported on many CPUs, this one "
+                                   "included): DeepSpeed-এর CPU accelerator বলবে 'Type fp16 is not supported on your "
+                                   "device.'। CPU-তে BF16 নাও (\"bf16\": {\"enabled\": true}), অথবা GPU-তে চালাও।")
+    stage = _block(config, "zero_optimization").get("stage", 0)
+    if isinstance(stage, bool) or stage not in ZERO_STAGES:
+        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0, 1, 2 বা 3।")
+    return {"train_batch_size": train, "micro_batch": micro, "accumulation_steps": accum, "world_size": world}
+
+
+
+
+# ---------------------------------------------------------------- মেমরির হিসাব
+
+def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, param_bytes: int = 2,
+                           grad_bytes: int = 2, optimizer_bytes: int = 12) -> dict:
+    """ZeRO প্রবন্ধের (Rajbhandari et al. 2020) হিসাব: প্রতি GPU-তে model state কত বাইট (পাঠ ০৫)।
+
+    mixed precision Adam: 16-বিট ওজন 2Ψ, 16-বিট gradient 2Ψ, optimizer-এর অবস্থা KΨ (K = 12: FP32 মূল ওজন 4
+    + momentum 4 + variance 4)। মোট 16Ψ। N GPU-তে: stage 1 optimizer state ভাগ করে (4Ψ + 12Ψ/N), stage 2
+    gradient-ও (2Ψ + 14Ψ/N), stage 3 ওজনও (16Ψ/N)। stage 0 কিছুই ভাগ করে না।
+    """
+    if isinstance(stage, bool) or stage not in ZERO_STAGES:
+        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0, 1, 2 বা 3।")
+    n = _positive(world_size, "world_size")
+    psi = _positive(num_params, "num_params")
+    parts = {"params": param_bytes * psi, "grads": grad_bytes * psi, "optimizer_states": optimizer_bytes * psi}
+    shard = {0: (), 1: ("optimizer_states",), 2: ("optimizer_states", "grads"),
+             3: ("optimizer_states", "grads", "params")}[stage]
+    out = {k: (v / n if k in shard else v) for k, v in parts.items()}
+    out["total"] = sum(out.values())
+    return out

@@ -1,0 +1,157 @@
+"""mishran.ds_config: DeepSpeed configs built and checked before DeepSpeed sees them, and the ZeRO arithmetic.
+
+None of this needs DeepSpeed, except cpu_supports_fp16(), which asks DeepSpeed's own CPU accelerator.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mishran import ds_config
+
+BENGALI = set("অআইঈউএওকখগঘচছজঝটঠডঢণতথদধনপফবভমযরলশষসহ")
+
+
+def _bilingual(message, english):
+    assert english in message, message
+    assert BENGALI & set(message), message
+
+
+@pytest.fixture
+def cpu_without_fp16(monkeypatch):
+    """Most CPUs: DeepSpeed's CPU accelerator refuses fp16 (pinned, so the test means the same on any CPU)."""
+    monkeypatch.setattr(ds_config, "cpu_supports_fp16", lambda: False)
+
+
+@pytest.mark.parametrize("kwargs, english", [
+    (dict(micro_batch=4, accumulation_steps=2, world_size=1, train_batch_size=10), "batch arithmetic does not add up"),
+    (dict(micro_batch=4, precision="fp16", device="cpu"), "fp16 is not supported on many CPUs"),
+    (dict(micro_batch=4, precision="fp16+bf16", device="cpu"), "fp16 and bf16 cannot both be enabled"),
+    (dict(micro_batch=4, zero_stage=4, device="cpu"), "unknown ZeRO stage"),
+    (dict(micro_batch=0, device="cpu"), "must be a positive integer"),
+    (dict(micro_batch=4, precision="fp8", device="cpu"), "unknown precision"),
+])
+def test_config_errors_are_caught_before_deepspeed_in_bengali_and_english(kwargs, english, cpu_without_fp16):
+    with pytest.raises(ds_config.DeepSpeedConfigError) as err:
+        ds_config.config_for_device(**kwargs)
+    _bilingual(str(err.value), english)
+
+
+@pytest.mark.parametrize("config, english", [
+    ({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2},
+     "batch arithmetic does not add up"),
+    ({"train_batch_size": 10, "train_micro_batch_size_per_gpu": 4}, "batch arithmetic does not add up"),
+    ({"train_batch_size": 8, "fp16": {"enabled": True}, "bf16": {"enabled": True}},
+     "fp16 and bf16 cannot both be enabled"),
+    ({"train_batch_size": 8, "fp16": {"enabled": True}}, "fp16 is not supported on many CPUs"),
+    ({"train_batch_size": 8, "zero_optimization": {"stage": 5}}, "unknown ZeRO stage"),
+    ({"gradient_accumulation_steps": 2}, "either train_batch_size or train_micro_batch_size_per_gpu"),
+    ({"train_batch_size": 8, "fp16": True}, '"fp16" must be a dict'),
+    ([("train_batch_size", 8)], "a DeepSpeed config dict"),
+])
+def test_validate_config_catches_hand_written_mistakes(config, english, cpu_without_fp16):
+    with pytest.raises(ds_config.DeepSpeedConfigError) as err:
+        ds_config.validate_config(config, world_size=1, device="cpu")
+    _bilingual(str(err.value), english)
+
+
+def test_fp16_on_a_cpu_that_has_it_is_accepted(monkeypatch):
+    """Issue 15: AVX512-FP16 / AMX-FP16 CPUs run fp16 in DeepSpeed; the config check must not refuse them."""
+    monkeypatch.setattr(ds_config, "cpu_supports_fp16", lambda: True)
+    cfg = ds_config.config_for_device(micro_batch=4, precision="fp16", device="cpu")
+    assert cfg["fp16"]["enabled"] and cfg["zero_optimization"]["stage"] == 1
+
+
+def test_cpu_fp16_answer_agrees_with_the_cpu_flags():
+    """DeepSpeed asks oneDNN, which runs fp16 only with AVX512-FP16 or AMX-FP16: without both flags, no fp16."""
+    pytest.importorskip("deepspeed")
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        pytest.skip("no /proc/cpuinfo here")
+    if not flags & {"avx512_fp16", "amx_fp16"}:
+        assert ds_config.cpu_supports_fp16() is False
+    else:
+        assert isinstance(ds_config.cpu_supports_fp16(), bool)
+
+
+def test_validate_config_derives_the_third_batch_number_like_deepspeed():
+    got = ds_config.validate_config({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8}, world_size=2,
+                                    device="cpu")
+    assert (got["accumulation_steps"], got["micro_batch"]) == (4, 8)
+    got = ds_config.validate_config({"train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 2},
+                                    world_size=4, device="cpu")
+    assert got["train_batch_size"] == 64
+
+
+def test_world_size_comes_from_the_environment_when_not_given(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    assert ds_config.config_for_device(micro_batch=2, device="cpu")["train_batch_size"] == 8
+    monkeypatch.setenv("WORLD_SIZE", "0")
+    with pytest.raises(ds_config.DeepSpeedConfigError, match="world_size must be a positive integer"):
+        ds_config.config_for_device(micro_batch=2, device="cpu")
+
+
+def test_t4_gets_fp16_with_dynamic_loss_scaling_and_zero1():
+    cfg = ds_config.config_for_device(micro_batch=8, accumulation_steps=4, capability=(7, 5), world_size=1)
+    assert "bf16" not in cfg
+    # DeepSpeed's documented fp16 defaults (deepspeed/runtime/precision_config.py), written out here by hand
+    assert cfg["fp16"] == {"enabled": True, "auto_cast": False, "loss_scale": 0, "initial_scale_power": 16,
+                           "loss_scale_window": 1000, "hysteresis": 2, "consecutive_hysteresis": False,
+                           "min_loss_scale": 1}
+    assert cfg["zero_optimization"]["stage"] == 1          # stage 0 FP16 does not scale the loss in DeepSpeed 0.19.8
+    assert cfg["train_batch_size"] == 32
+
+
+def test_our_fp16_defaults_are_deepspeeds_own():
+    """The block is written out key by key for the lesson; DeepSpeed's config class is the oracle."""
+    precision_config = pytest.importorskip("deepspeed.runtime.precision_config")
+    theirs = precision_config.DeepSpeedFP16Config()
+    for key, value in ds_config.FP16_DEFAULTS.items():
+        if key != "enabled":
+            assert getattr(theirs, key) == value, key
+
+
+def test_a100_h100_and_cpu_get_bf16_and_zero0():
+    for cap in [(8, 0), (9, 0)]:
+        cfg = ds_config.config_for_device(micro_batch=8, capability=cap, world_size=1)
+        assert cfg["bf16"] == {"enabled": True} and "fp16" not in cfg and cfg["zero_optimization"] == {"stage": 0}
+    cfg = ds_config.config_for_device(micro_batch=8, device="cpu", world_size=1)
+    assert cfg["bf16"] == {"enabled": True} and "optimizer" not in cfg       # client torch.optim: nothing compiles
+    assert ds_config.choose_precision(capability=(6, 0)) == "fp32"
+    assert ds_config.choose_precision(capability=(7, 0)) == "fp16"
+
+
+def test_fp16_at_zero_stage_0_warns_about_the_unscaled_loss():
+    with pytest.warns(UserWarning, match="PR #8393"):
+        cfg = ds_config.config_for_device(micro_batch=8, capability=(7, 5), zero_stage=0, world_size=1)
+    assert cfg["zero_optimization"]["stage"] == 0
+
+
+def test_deepspeed_optimizer_block_and_fp16_options():
+    cfg = ds_config.config_for_device(micro_batch=2, capability=(7, 5), optimizer="AdamW", lr=3e-4,
+                                      fp16_options={"initial_scale_power": 32}, zero_stage=2, world_size=1)
+    assert cfg["optimizer"]["type"] == "AdamW" and cfg["optimizer"]["params"]["lr"] == 3e-4
+    assert cfg["fp16"]["initial_scale_power"] == 32 and cfg["zero_optimization"]["reduce_bucket_size"] == 20_000_000
+    with pytest.raises(ds_config.DeepSpeedConfigError, match="unknown fp16 keys"):
+        ds_config.config_for_device(micro_batch=2, capability=(7, 5), fp16_options={"initial_scale": 8})
+    with pytest.raises(ds_config.DeepSpeedConfigError, match="fp16 options without fp16"):
+        ds_config.config_for_device(micro_batch=2, capability=(9, 0), fp16_options={"hysteresis": 1})
+
+
+def test_zero_arithmetic_reproduces_the_papers_7_5b_example():
+    # Rajbhandari et al. 2020, Figure 1: Ψ = 7.5B, N = 64 → 120 GB, 31.4 GB, 16.6 GB, 1.9 GB per GPU
+    got = [ds_config.zero_model_state_bytes(7_500_000_000, stage, 64)["total"] / 1e9 for stage in (0, 1, 2, 3)]
+    assert [round(g, 1) for g in got] == [120.0, 31.4, 16.6, 1.9]
+    assert ds_config.zero_model_state_bytes(1000, 2, 1)["total"] == 16_000          # one GPU: nothing to share
+    with pytest.raises(ds_config.DeepSpeedConfigError, match="unknown ZeRO stage"):
+        ds_config.zero_model_state_bytes(1000, 4, 1)
+
+
+def test_config_module_imports_neither_deepspeed_nor_plotting():
+    code = ("import sys, mishran.ds_config, mishran.ds; "
+            "bad = [m for m in ('matplotlib', 'ipywidgets', 'deepspeed') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
