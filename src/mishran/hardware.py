@@ -19,9 +19,22 @@ from dataclasses import dataclass, field
 
 import torch
 
-__all__ = ["DeviceReport", "device_report", "recommended_amp_dtype", "needs_loss_scaling",
-           "capability_features", "is_colab", "default_device", "SIMULATE_ENV", "simulated_capability",
-           "gpu_capability", "supports", "use_tf32", "device_name", "FEATURES"]
+__all__ = [
+    "FEATURES",
+    "SIMULATE_ENV",
+    "DeviceReport",
+    "capability_features",
+    "default_device",
+    "device_name",
+    "device_report",
+    "gpu_capability",
+    "is_colab",
+    "needs_loss_scaling",
+    "recommended_amp_dtype",
+    "simulated_capability",
+    "supports",
+    "use_tf32",
+]
 
 SIMULATE_ENV = "MISHRAN_SIMULATE_CC"
 FEATURES = ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")
@@ -212,7 +225,7 @@ class DeviceReport:
         return needs_loss_scaling(self.recommended_dtype)
 
     def lines(self) -> list[str]:
-        yes = lambda b: "আছে" if b else "নেই"  # noqa: E731
+        yes = lambda b: "আছে" if b else "নেই"
         cap = f"sm_{self.capability[0]}{self.capability[1]}" if self.capability else "—"
         dtype = str(self.recommended_dtype).replace("torch.", "")
         out = [f"ডিভাইস (device): {self.device} — {self.name}",
@@ -244,7 +257,7 @@ def device_report(device: str | None = None) -> DeviceReport:
     """এই মেশিনের বিবরণ (পাঠ ০০)। GPU থাকলে প্রথম GPU-টি দেখে।"""
     device = device or default_device()
     notes = []
-    common = dict(colab=is_colab(), torch_version=torch.__version__, deepspeed_version=_version("deepspeed"))
+    common = {"colab": is_colab(), "torch_version": torch.__version__, "deepspeed_version": _version("deepspeed")}
     if device == "cpu":
         name = platform.processor() or platform.machine() or "CPU"
         simd = torch.backends.cpu.get_cpu_capability()
