@@ -1,4 +1,5 @@
-"""`python -m mishran.bench`: এই device-এ FP32, TF32, FP16, BF16-এ একটি training step কত সময় নেয় (পাঠ ০৩)।
+"""`python -m mishran.bench`: এই device-এ FP32, TF32, FP16, BF16-এ একটি training step কত সময় নেয় (পাঠ ০৩);
+fused/foreach AdamW, torch.compile আর FP8 (torchao.float8) দিয়ে আরও কত দ্রুত হয় (পাঠ ০৭)।
 
 PyTorch-এর AMP recipe-এর মতো মাপা: warm-up বাদ, সময় মাপার আগে-পরে torch.cuda.synchronize(),
 প্রতিটি mode-এর জন্য নতুন মডেল আর peak memory নতুন করে গোনা। এক step = forward + backward + optimizer step।
@@ -7,14 +8,19 @@ FLOP গোনে torch.utils.flop_counter.FlopCounterMode (meta device-এ, ত
     python -m mishran.bench                       # এই device-এর মাপে
     python -m mishran.bench --modes fp32,bf16 --json
     python -m mishran.bench --compare-loop        # mishran.train-এর loop বনাম হাতে লেখা loop
+    python -m mishran.bench --modes bf16,bf16-fused,bf16-compile,fp8-tensorwise,fp8-rowwise   # পাঠ ০৭
+    python -m mishran.bench --modes speed         # পাঠ ০৭-এর সব mode
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import gc
+import importlib.metadata
+import importlib.util
 import json
 import re
+import shutil
 import time
 from dataclasses import asdict, dataclass, replace
 
@@ -27,14 +33,52 @@ from mishran.hardware import default_device, device_report
 from mishran.train import TrainConfig, autocast_for, make_scaler, train
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
-           "time_mode", "compare_loop", "run", "main"]
+           "MODES", "SPEED_MODES", "ALL_MODES", "ModeSpec", "mode_spec", "skip_reason", "build", "time_mode",
+           "compare_loop", "run", "main"]
 
-MODES = ("fp32", "tf32", "fp16", "bf16")
+MODES = ("fp32", "tf32", "fp16", "bf16")          # পাঠ ০৩: precision-এর তুলনা (ডিফল্ট)
+# পাঠ ০৭: একই BF16 মডেল, শুধু optimizer-এর বাস্তবায়ন, torch.compile বা FP8 বদলায়
+SPEED_MODES = ("bf16", "bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile", "fp8-tensorwise", "fp8-rowwise")
+ALL_MODES = MODES + SPEED_MODES[1:]
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    """একটি mode-এর মানে: precision, AdamW-এর বাস্তবায়ন, compile কি না, FP8-এর recipe (পাঠ ০৩, ০৭)।"""
+
+    precision: str                 # fp32 | fp16 | bf16 (tf32 মানে fp32 কোড + TF32 matmul)
+    optimizer: str = "default"     # default | loop | foreach | fused
+    compile: bool = False
+    fp8: str | None = None         # None | tensorwise | rowwise
+    peak_key: str = ""             # PEAK_TFLOPS-এর কোন কলামের সঙ্গে তুলনা
+
+
+_SPECS = {
+    "fp32": ModeSpec("fp32", peak_key="fp32"),
+    "tf32": ModeSpec("fp32", peak_key="tf32"),
+    "fp16": ModeSpec("fp16", peak_key="fp16"),
+    "bf16": ModeSpec("bf16", peak_key="bf16"),
+    "bf16-loop": ModeSpec("bf16", optimizer="loop", peak_key="bf16"),
+    "bf16-foreach": ModeSpec("bf16", optimizer="foreach", peak_key="bf16"),
+    "bf16-fused": ModeSpec("bf16", optimizer="fused", peak_key="bf16"),
+    "bf16-compile": ModeSpec("bf16", optimizer="fused", compile=True, peak_key="bf16"),
+    # FP8 শুধু encoder-এর MLP-র Linear-এ; তাই তুলনা BF16-এর dense peak-এর সঙ্গে (MFU-র প্রচলিত মাপকাঠি)
+    "fp8-tensorwise": ModeSpec("bf16", optimizer="fused", compile=True, fp8="tensorwise", peak_key="bf16"),
+    "fp8-rowwise": ModeSpec("bf16", optimizer="fused", compile=True, fp8="rowwise", peak_key="bf16"),
+}
+
+
+def mode_spec(mode: str) -> ModeSpec:
+    """mode-এর নাম থেকে ModeSpec; অচেনা নামে বাংলা + English ভুলবার্তা।"""
+    if mode not in _SPECS:
+        raise ValueError(f"অচেনা mode {mode!r} (unknown mode); চেনা: {', '.join(ALL_MODES)}")
+    return _SPECS[mode]
 
 # Dense (sparsity ছাড়া) সর্বোচ্চ গতি, TFLOP/s, NVIDIA-র datasheet থেকে: (নামের regex, বাদ দেওয়ার regex, মান)।
 # একই নামের PCIe/NVL সংস্করণের সংখ্যা আলাদা, তাই সেগুলো বাদ (জানা নেই বলা সৎ)।
 PEAK_TFLOPS = [
-    (r"\bH(100|200)\b", r"PCIe|NVL", "H100/H200 SXM", {"fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4}),
+    (r"\bH(100|200)\b", r"PCIe|NVL", "H100/H200 SXM",
+     {"fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9}),
     (r"\bA100\b", None, "A100", {"fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312}),
     (r"\bV100\b", r"PCIE", "V100 SXM2", {"fp32": 15.7, "fp16": 125}),
     (r"\bT4\b", None, "T4", {"fp32": 8.1, "fp16": 65}),
@@ -125,17 +169,48 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _setup(sizes: BenchSizes, device: str, mode: str):
+def _optimizer(params, kind: str) -> torch.optim.Optimizer:
+    """AdamW-এর তিন বাস্তবায়ন (পাঠ ০৭): loop (প্রতি tensor-এ আলাদা op), foreach (সব tensor একসঙ্গে, কয়েকটি
+    kernel-এ), fused (পুরো হালনাগাদ একটি kernel-এ); default মানে torch নিজে যা বাছে।"""
+    flags = {"default": {}, "loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}[kind]
+    return torch.optim.AdamW(params, lr=1e-4, **flags)
+
+
+def _default_adamw(device: str) -> str:
+    """optimizer='default' হলে torch কোনটা বাছে: CUDA-তে foreach, CPU-তে loop (torch.optim-এর নিজের নিয়ম)।"""
+    from torch.optim.optimizer import _default_to_fused_or_foreach
+    fused, foreach = _default_to_fused_or_foreach([torch.zeros(1, device=device)], False, False)
+    return "fused" if fused else "foreach" if foreach else "loop"
+
+
+def _fp8_filter(module: nn.Module, fqn: str) -> bool:
+    """কোন Linear FP8-এ যাবে: encoder-এর MLP-র দুটি (linear1, linear2)। attention-এর projection যায় না,
+    কারণ nn.MultiheadAttention নিজের ওজন সরাসরি F.linear-এ দেয়, Linear module-এর forward ডাকে না।"""
+    return isinstance(module, nn.Linear) and fqn.rsplit(".", 1)[-1] in ("linear1", "linear2")
+
+
+def build(mode: str, sizes: BenchSizes, device: str):
+    """mode অনুযায়ী মডেল, চালানোর ফাংশন (compile হলে compiled), optimizer আর একটি batch (পাঠ ০৩, ০৭)।
+
+    প্রতিটি mode-এ একই seed: ওজনের শুরু আর batch হুবহু এক, তাই loss-ও তুলনা করা যায়।
+    ফেরত (model, forward, optimizer, x, y)।
+    """
+    spec = mode_spec(mode)
     torch.manual_seed(0)
     model = ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
     x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
     y = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
-    precision = "fp32" if mode == "tf32" else mode       # TF32 মানে FP32 কোড, শুধু matmul-এর mode আলাদা
-    return model, optimizer, x, y, precision
+    if spec.fp8:
+        from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+        convert_to_float8_training(model.encoder, module_filter_fn=_fp8_filter,
+                                   config=Float8LinearConfig.from_recipe_name(spec.fp8))
+    optimizer = _optimizer(model.parameters(), spec.optimizer)
+    forward = torch.compile(model) if spec.compile else model
+    return model, forward, optimizer, x, y
 
 
-def _plain_steps(model, optimizer, scaler, ctx, x, y, n: int, clip_norm: float | None = None) -> None:
+def _plain_steps(model, optimizer, scaler, ctx, x, y, n: int, clip_norm: float | None = None,
+                 losses: list | None = None) -> None:
     """হাতে লেখা AMP loop, PyTorch-এর recipe যেমন: fp32/bf16-এ scaler বন্ধ থাকে, তখন scale() কিছুই করে না।"""
     for _ in range(n):
         with ctx:
@@ -147,6 +222,8 @@ def _plain_steps(model, optimizer, scaler, ctx, x, y, n: int, clip_norm: float |
         scaler.step(optimizer)
         scaler.update()
         optimizer.zero_grad(set_to_none=True)
+        if losses is not None:
+            losses.append(loss.detach())              # .item() নয়: GPU-কে প্রতি ধাপে থামাই না
 
 
 def _release(device: str) -> None:
@@ -156,22 +233,33 @@ def _release(device: str) -> None:
 
 
 def time_mode(mode: str, sizes: BenchSizes, device: str) -> dict:
-    """একটি mode-এ গড় step-সময় (সেকেন্ড) আর CUDA-তে peak memory (বাইট)।"""
-    model, optimizer, x, y, precision = _setup(sizes, device, mode)
-    scaler, ctx = make_scaler(device, precision), autocast_for(device, precision)
+    """একটি mode-এ গড় step-সময় (সেকেন্ড), প্রথম step-এর সময় (compile থাকলে তা-সহ), CUDA-তে peak memory
+    (বাইট), আর প্রতি step-এর loss (warm-up সহ)।"""
+    spec = mode_spec(mode)
+    model, forward, optimizer, x, y = build(mode, sizes, device)
+    scaler, ctx = make_scaler(device, spec.precision), autocast_for(device, spec.precision)
+    losses = []
     with _fp32_matmul(mode):
-        _plain_steps(model, optimizer, scaler, ctx, x, y, sizes.warmup)     # warm-up: মাপে ধরা হয় না
+        _sync(device)
+        start = time.perf_counter()
+        _plain_steps(forward, optimizer, scaler, ctx, x, y, 1, losses=losses)   # প্রথম step: compile এখানে
+        _sync(device)
+        first = time.perf_counter() - start
+        _plain_steps(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup - 1, 0), losses=losses)
         _sync(device)
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
         start = time.perf_counter()
-        _plain_steps(model, optimizer, scaler, ctx, x, y, sizes.steps)
+        _plain_steps(forward, optimizer, scaler, ctx, x, y, sizes.steps, losses=losses)
         _sync(device)                                     # GPU-র সব কাজ শেষ হলে তবেই ঘড়ি দেখা
         seconds = (time.perf_counter() - start) / sizes.steps
     peak = torch.cuda.max_memory_allocated() if device == "cuda" else None
-    del model, optimizer, scaler
+    adamw = _default_adamw(device) if spec.optimizer == "default" else spec.optimizer
+    losses = torch.stack(losses).float().tolist()
+    del model, forward, optimizer, scaler
     _release(device)
-    return {"step_s": seconds, "peak_memory_bytes": peak}
+    return {"step_s": seconds, "first_step_s": first, "peak_memory_bytes": peak, "adamw": adamw,
+            "losses": losses}
 
 
 def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) -> dict:
@@ -179,15 +267,16 @@ def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) ->
 
     পালা করে `repeats` বার মেপে প্রত্যেকের সবচেয়ে কম সময় নেওয়া হয় (অন্য কাজের ধাক্কা বাদ দিতে)।
     """
-    model, optimizer, x, y, precision = _setup(sizes, device, mode)
-    scaler, ctx = make_scaler(device, precision), autocast_for(device, precision)
-    config = TrainConfig(precision=precision, steps=sizes.steps, clip_norm=1.0, device=device)
+    spec = mode_spec(mode)
+    model, forward, optimizer, x, y = build(mode, sizes, device)
+    scaler, ctx = make_scaler(device, spec.precision), autocast_for(device, spec.precision)
+    config = TrainConfig(precision=spec.precision, steps=sizes.steps, clip_norm=1.0, device=device)
 
     def plain(n):
-        _plain_steps(model, optimizer, scaler, ctx, x, y, n, clip_norm=1.0)
+        _plain_steps(forward, optimizer, scaler, ctx, x, y, n, clip_norm=1.0)
 
     def looped(n):
-        train(model, optimizer, lambda: (x, y), replace(config, steps=n), scaler=scaler)
+        train(forward, optimizer, lambda: (x, y), replace(config, steps=n), scaler=scaler)
 
     def timed(fn):
         _sync(device)
@@ -203,56 +292,107 @@ def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) ->
         for _ in range(repeats):
             best_plain = min(best_plain, timed(plain))
             best_loop = min(best_loop, timed(looped))
-    del model, optimizer, scaler
+    model = forward = optimizer = None                   # মুক্ত করা; closure-গুলোও আর এদের ধরে রাখে না
     _release(device)
     return {"mode": mode, "plain_step_s": best_plain, "train_step_s": best_loop,
             "overhead_percent": 100 * (best_loop / best_plain - 1)}
 
 
-def _skip_reason(mode: str, device: str, capability) -> str | None:
+def _has_cxx_compiler() -> bool:
+    return any(shutil.which(c) for c in ("g++", "c++", "clang++"))
+
+
+def skip_reason(mode: str, device: str, report) -> str | None:
+    """এই device-এ mode চলবে না কেন (বাংলায়), চললে None। ক্ষমতা জানা হয় mishran.hardware-এর রিপোর্ট থেকে।"""
+    spec, capability = mode_spec(mode), report.capability
+    sm = f"sm_{capability[0]}{capability[1]}" if capability else ""
     if mode == "tf32" and device == "cpu":
         return "TF32 শুধু NVIDIA GPU-র matmul mode (sm_80+); CPU-তে নেই"
-    if mode == "tf32" and capability < (8, 0):
-        return f"TF32-এর জন্য sm_80 (Ampere) বা নতুন GPU লাগে; এটি sm_{capability[0]}{capability[1]}"
+    if mode == "tf32" and not report.tf32:
+        return f"TF32-এর জন্য sm_80 (Ampere) বা নতুন GPU লাগে; এটি {sm}"
+    if spec.precision == "bf16" and device == "cuda" and not report.bf16 and getattr(report, "simulated", False):
+        return (f"অনুকরণ করা GPU ({sm}, simulated)-তে BF16 hardware নেই; আসল GPU-র BF16 গতি এখানে মাপলে "
+                "ভুল ছবি দিত, তাই মাপা হলো না")
+    if spec.fp8 and device == "cpu":
+        return ("FP8 tensor core আছে শুধু NVIDIA Ada (sm_89) আর Hopper (sm_90) GPU-তে; CPU-তে নেই। "
+                "হিসাবটা CPU-তে দেখতে: mishran.fp8 (পাঠ ০৭)")
+    if spec.fp8 and not report.fp8:
+        return f"এই GPU ({sm})-তে FP8 tensor core নেই; লাগে Ada (sm_89) বা Hopper (sm_90)"
+    if spec.fp8 and importlib.util.find_spec("torchao") is None:
+        return "torchao ইনস্টল করা নেই (not installed): pip install 'mishran[fp8]' বা pip install torchao"
+    if spec.compile and device == "cpu" and not _has_cxx_compiler():
+        return "CPU-তে torch.compile-এর C++ compiler (g++/clang++) পাওয়া যায়নি"
+    if spec.compile and device == "cuda" and importlib.util.find_spec("triton") is None:
+        return "GPU-তে torch.compile-এর Triton ইনস্টল করা নেই (not installed)"
     return None
 
 
+def _reference(results: list, names) -> dict | None:
+    return next((r for name in names for r in results if r["mode"] == name), None)
+
+
 def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, report=None) -> dict:
-    """সব mode মেপে একটি dict ফেরত দেয় (--json ঠিক এটাই লেখে)।"""
+    """সব mode মেপে একটি dict ফেরত দেয় (--json ঠিক এটাই লেখে)।
+
+    compile বা FP8-এর mode চালাতে গিয়ে ভুল হলে (যেমন পুরনো driver) থামে না: সেটি কারণসহ 'skipped'-এ যায়।
+    """
     report = report or device_report(device)
     capability = report.capability
     peak_label, peaks = peak_tflops(report.name) if device == "cuda" else (None, {})
     flops = count_flops(sizes)
     results, skipped = [], []
     for mode in modes:
-        why = _skip_reason(mode, device, capability)
+        spec = mode_spec(mode)
+        why = skip_reason(mode, device, report)
         if why:
             skipped.append({"mode": mode, "why": why})
             continue
-        r = {"mode": mode, **time_mode(mode, sizes, device)}
+        try:
+            r = {"mode": mode, **time_mode(mode, sizes, device)}
+        except Exception as err:                              # কারণসহ 'skipped'-এ জানানো হয়, চাপা নয়
+            if not (spec.compile or spec.fp8):
+                raise
+            _release(device)
+            skipped.append({"mode": mode, "why": f"চালাতে গিয়ে ভুল (error): {type(err).__name__}: "
+                                                 f"{str(err).strip().splitlines()[0][:300] if str(err) else ''}"})
+            continue
         r["tflops"] = flops / r["step_s"] / 1e12
-        r["peak_tflops"] = peaks.get(mode)
+        r["peak_tflops"] = peaks.get(spec.peak_key)
         r["fraction_of_peak"] = r["tflops"] / r["peak_tflops"] if r["peak_tflops"] else None
-        if mode == "bf16" and device == "cuda" and not report.bf16:
+        r["final_loss"] = r["losses"][-1]
+        if spec.precision == "bf16" and device == "cuda" and not report.bf16:
             r["note"] = "এই GPU-তে BF16 hardware নেই; emulation"
         results.append(r)
-    base = next((r["step_s"] for r in results if r["mode"] == "fp32"), None)
+    base = _reference(results, ["fp32"])
+    bf16 = _reference(results, ["bf16"])
+    loss_ref = _reference(results, ["bf16-compile", "bf16"])
     for r in results:
-        r["speedup_vs_fp32"] = base / r["step_s"] if base else None
+        r["speedup_vs_fp32"] = base["step_s"] / r["step_s"] if base else None
+        r["speedup_vs_bf16"] = bf16["step_s"] / r["step_s"] if bf16 else None
+        r["loss_vs_bf16"] = (r["final_loss"] / loss_ref["final_loss"] - 1) if loss_ref else None
     out = {
         "device": {"device": report.device, "name": report.name,
                    "capability": list(capability) if capability else None,
-                   "torch": report.torch_version, "cuda": report.cuda_version},
+                   "torch": report.torch_version, "cuda": report.cuda_version,
+                   "torchao": _version("torchao")},
         "sizes": asdict(sizes),
         "parameters": count_parameters(sizes),
         "flops_per_step": flops,
         "peak_source": f"{PEAK_SOURCE} ({peak_label})" if peak_label else None,
+        "loss_reference": loss_ref["mode"] if loss_ref else None,
         "results": results,
         "skipped": skipped,
     }
     if compare:
         out["compare_loop"] = [compare_loop(r["mode"], sizes, device) for r in results]
     return out
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _flop_text(flops: int) -> str:
@@ -270,22 +410,30 @@ def _format(out: dict, report) -> str:
              "(FlopCounterMode: forward + backward-এর matmul ও attention)",
              ""]
     cuda = out["device"]["device"] == "cuda"
-    head = f"{'mode':<6} {'ms/step':>10} {'speedup':>8} {'peak mem':>10} {'TFLOP/s':>9} {'peak':>8} {'of peak':>8}"
+    by = "fp32" if any(r["mode"] == "fp32" for r in out["results"]) else "bf16"
+    key = f"speedup_vs_{by}"
+    w = max([6] + [len(r["mode"]) for r in out["results"] + out["skipped"]])
+    head = (f"{'mode':<{w}} {'ms/step':>10} {'speedup':>8} {'peak mem':>10} {'TFLOP/s':>9} {'peak':>8} "
+            f"{'of peak':>8} {'শেষ loss':>9}")
     lines += [head, "-" * len(head)]
     for r in out["results"]:
         mem = f"{r['peak_memory_bytes'] / 2 ** 30:.2f} GiB" if r["peak_memory_bytes"] is not None else "—"
-        speed = f"{r['speedup_vs_fp32']:.2f}×" if r["speedup_vs_fp32"] else "—"
+        speed = f"{r[key]:.2f}×" if r[key] else "—"
         peak = f"{r['peak_tflops']:g}" if r["peak_tflops"] else "—"
         frac = f"{100 * r['fraction_of_peak']:.1f}%" if r["fraction_of_peak"] is not None else "—"
         tflops = f"{r['tflops']:.3g}"
-        lines.append(f"{r['mode'].upper():<6} {1000 * r['step_s']:>10.2f} {speed:>8} {mem:>10} {tflops:>9} "
-                     f"{peak:>8} {frac:>8}" + (f"  ({r['note']})" if r.get("note") else ""))
+        lines.append(f"{r['mode'].upper():<{w}} {1000 * r['step_s']:>10.2f} {speed:>8} {mem:>10} {tflops:>9} "
+                     f"{peak:>8} {frac:>8} {r['final_loss']:>9.4f}" + (f"  ({r['note']})" if r.get("note") else ""))
     for sk in out["skipped"]:
-        lines.append(f"{sk['mode'].upper():<6} {'বাদ (skipped)':>10}: {sk['why']}")
-    lines += ["", "ms/step: এক step-এর সময়; speedup: FP32-এর তুলনায় কত গুণ দ্রুত; peak mem: "
+        lines.append(f"{sk['mode'].upper():<{w}} {'বাদ (skipped)':>10}: {sk['why']}")
+    lines += ["", f"ms/step: এক step-এর সময়; speedup: {by.upper()}-এর তুলনায় কত গুণ দ্রুত; peak mem: "
               "torch.cuda.max_memory_allocated — ওজন, gradient, AdamW-এর অবস্থা আর activation মিলিয়ে "
               "(প্রতি mode-এ নতুন করে গোনা);",
-              "TFLOP/s: এক step-এর FLOP ÷ সময়; peak: এই GPU-র সর্বোচ্চ; of peak: তার কত ভাগ পাওয়া গেল।"]
+              "TFLOP/s: এক step-এর FLOP ÷ সময়; peak: এই GPU-র সর্বোচ্চ; of peak: তার কত ভাগ পাওয়া গেল "
+              "(FP8-এর mode-ও BF16-এর dense peak-এর সঙ্গে তুলনা করা); শেষ loss: একই batch-এ শেষ step-এর loss।"]
+    if any(r["mode"] in SPEED_MODES[1:] for r in out["results"]):
+        lines.append("BF16-LOOP/FOREACH/FUSED: AdamW-এর বাস্তবায়ন; BF16-COMPILE: torch.compile + fused AdamW; "
+                     "FP8-*: torchao.float8 (MLP-র Linear) + torch.compile + fused AdamW (পাঠ ০৭)।")
     if out["peak_source"]:
         lines.append(f"peak-এর সংখ্যা: {out['peak_source']}।")
     elif cuda:
@@ -304,24 +452,43 @@ def _format(out: dict, report) -> str:
     return "\n".join(lines)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"ধনাত্মক পূর্ণসংখ্যা চাই (positive integer); পেয়েছি {text}")
+def _integer(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < least:
+        raise argparse.ArgumentTypeError(f"{what} চাই ({'positive' if least else 'non-negative'} integer); "
+                                         f"পেয়েছি {text!r}")
     return value
 
 
+def _positive(text: str) -> int:
+    return _integer(text, 1, "১ বা তার বেশি পূর্ণসংখ্যা")
+
+
+def _non_negative(text: str) -> int:
+    return _integer(text, 0, "০ বা তার বেশি পূর্ণসংখ্যা")
+
+
+_GROUPS = {"all": ALL_MODES, "speed": SPEED_MODES, "precision": MODES}
+
+
 def _modes(text: str) -> list[str]:
-    modes = [m.strip().lower() for m in text.split(",") if m.strip()]
-    bad = [m for m in modes if m not in MODES]
+    modes = []
+    for m in (m.strip().lower() for m in text.split(",") if m.strip()):
+        modes += [x for x in _GROUPS.get(m, [m]) if x not in modes]
+    bad = [m for m in modes if m not in ALL_MODES]
     if bad or not modes:
-        raise argparse.ArgumentTypeError(f"অচেনা mode {bad or text!r} (unknown mode); চেনা: {', '.join(MODES)}")
+        raise argparse.ArgumentTypeError(f"অচেনা mode {bad or text!r} (unknown mode); চেনা: {', '.join(ALL_MODES)}; "
+                                         f"দল (groups): {', '.join(_GROUPS)}")
     return modes
 
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m mishran.bench",
-                                     description="FP32/TF32/FP16/BF16 training step-এর সময়, মেমরি আর TFLOP/s (পাঠ ০৩)")
+                                     description="training step-এর সময়, মেমরি আর TFLOP/s: FP32/TF32/FP16/BF16 (পাঠ ০৩); "
+                                                 "fused AdamW, torch.compile, FP8 (পাঠ ০৭)")
     parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="না দিলে GPU থাকলে cuda")
     parser.add_argument("--layers", type=_positive)
     parser.add_argument("--d-model", type=_positive)
@@ -329,16 +496,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--seq", type=_positive)
     parser.add_argument("--vocab", type=_positive)
     parser.add_argument("--steps", type=_positive, help="মাপা step-এর সংখ্যা")
-    parser.add_argument("--warmup", type=int, help="warm-up step (মাপা হয় না)")
-    parser.add_argument("--modes", type=_modes, default=list(MODES), help="যেমন fp32,bf16")
+    parser.add_argument("--warmup", type=_non_negative, help="warm-up step (মাপা হয় না)")
+    parser.add_argument("--modes", type=_modes, default=list(MODES),
+                        help="যেমন fp32,bf16; পাঠ ০৭-এর mode: speed; সব: all")
     parser.add_argument("--compare-loop", action="store_true", help="mishran.train-এর loop-এর বাড়তি খরচ মাপো")
     parser.add_argument("--json", action="store_true", help="যন্ত্রে পড়ার মতো JSON লেখো")
     args = parser.parse_args(argv)
     device = args.device or default_device()
     if device == "cuda" and not torch.cuda.is_available():
         parser.error("CUDA GPU পাওয়া যায়নি (CUDA is not available); --device cpu দাও")
-    if args.warmup is not None and args.warmup < 0:
-        parser.error("--warmup ০ বা তার বেশি হবে")
     sizes = BenchSizes.for_device(device)
     chosen = {k: getattr(args, k) for k in asdict(sizes) if getattr(args, k) is not None}
     sizes = replace(sizes, **chosen)

@@ -1,0 +1,110 @@
+"""এক training step-এর সময় কোথায় যায় (torch.profiler), MFU, আর tensor core-বান্ধব মাপ (পাঠ ০৭)।
+
+মডেল, optimizer আর mode আসে mishran.bench থেকে, তাই এখানে মাপা step আর `python -m mishran.bench`-এর step একই।
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import torch
+from torch.autograd import DeviceType
+
+from mishran import bench
+from mishran.train import autocast_for, make_scaler
+
+__all__ = ["CATEGORIES", "categorize", "profile_step", "mfu", "time_matmul"]
+
+# ভাগগুলো, যে ক্রমে দেখানো হয়
+CATEGORIES = ("matmul", "attention", "optimizer", "other")
+
+_ATTENTION = re.compile(r"attention|flash|fmha|sdpa|softmax_backward_data", re.I)
+_MATMUL = re.compile(r"\b(aten::)?(mm|addmm|bmm|baddbmm|matmul|_scaled_mm|linear)\b|^(mm|addmm|bmm)backward|"
+                     r"gemm|cutlass|xmma|sm90_|extern_kernels\.(mm|addmm|bmm)", re.I)
+_OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)|adam|^aten::_foreach_|^aten::_fused_", re.I)
+
+
+def categorize(name: str, in_optimizer: bool = False) -> str:
+    """একটি op বা kernel-এর নাম থেকে তার ভাগ: matmul, attention, optimizer, other (elementwise, norm, cast …)।"""
+    if in_optimizer or _OPTIMIZER.search(name):
+        return "optimizer"
+    if _ATTENTION.search(name):
+        return "attention"
+    if _MATMUL.search(name):
+        return "matmul"
+    return "other"
+
+
+def _inside_optimizer(event) -> bool:
+    parent = event.cpu_parent
+    while parent is not None:
+        if parent.name.startswith("Optimizer."):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
+def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3) -> dict:
+    """bench-এর মডেলে `steps`টি step torch.profiler দিয়ে মেপে, প্রতি step-এ কোন ভাগে কত সময় (সেকেন্ড)।
+
+    GPU-তে গোনা হয় kernel-এর সময় (self device time), CPU-তে op-এর নিজের সময় (self CPU time); প্রতিটি
+    সময় ঠিক একবার গোনা পড়ে। ফেরত: {"by_category": {...}, "ops": [(নাম, সেকেন্ড, ভাগ), ...] (বড় থেকে ছোট),
+    "top": প্রথম ১২টি, "wall_s": এক step-এর ঘড়ির সময়}
+    """
+    spec = bench.mode_spec(mode)
+    model, forward, optimizer, x, y = bench.build(mode, sizes, device)
+    scaler, ctx = make_scaler(device, spec.precision), autocast_for(device, spec.precision)
+    bench._plain_steps(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup, 1))   # warm-up (compile-ও)
+    bench._sync(device)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as prof:
+        start = time.perf_counter()
+        bench._plain_steps(forward, optimizer, scaler, ctx, x, y, steps)
+        bench._sync(device)
+        wall = (time.perf_counter() - start) / steps
+    by_category = dict.fromkeys(CATEGORIES, 0.0)
+    by_name: dict[tuple, float] = {}
+    for event in prof.events():
+        if event.device_type != DeviceType.CPU:
+            continue
+        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
+        if us <= 0:
+            continue
+        category = categorize(event.name, _inside_optimizer(event))
+        seconds = us / 1e6 / steps
+        by_category[category] += seconds
+        by_name[(event.name, category)] = by_name.get((event.name, category), 0.0) + seconds
+    ops = sorted(((n, s, c) for (n, c), s in by_name.items()), key=lambda t: -t[1])
+    del model, forward, optimizer
+    bench._release(device)
+    return {"mode": mode, "device": device, "by_category": by_category, "ops": ops, "top": ops[:12], "wall_s": wall,
+            "counted": "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়"}
+
+
+def mfu(flops_per_step: float, step_s: float, peak_tflops: float | None) -> float | None:
+    """MFU (model FLOPs utilization): মডেলের দরকারি FLOP ÷ সময় ÷ যন্ত্রের dense peak; peak অজানা হলে None।"""
+    if not peak_tflops:
+        return None
+    if step_s <= 0:
+        raise ValueError(f"step-এর সময় ধনাত্মক হতে হবে (step time must be positive); পেয়েছি {step_s}")
+    return flops_per_step / step_s / (peak_tflops * 1e12)
+
+
+def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu", repeats: int = 10) -> dict:
+    """(m×k) @ (k×n) গুণের গড় সময় আর TFLOP/s; warm-up বাদ, GPU-তে sync করে (পাঠ ০৭: tensor core-বান্ধব মাপ)।"""
+    g = torch.Generator(device=device).manual_seed(0)
+    a = torch.randn(m, k, device=device, dtype=dtype, generator=g)       # শূন্য নয়: শূন্যে GPU দ্রুত চলে
+    b = torch.randn(k, n, device=device, dtype=dtype, generator=g)
+    for _ in range(2):
+        a @ b
+    bench._sync(device)
+    best = float("inf")
+    for _ in range(3):                                  # তিনবার মেপে সবচেয়ে কম: অন্য কাজের ধাক্কা বাদ
+        start = time.perf_counter()
+        for _ in range(repeats):
+            a @ b
+        bench._sync(device)
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return {"shape": (m, k, n), "seconds": best, "tflops": 2 * m * k * n / best / 1e12}

@@ -1,0 +1,49 @@
+"""mishran.speed: where a step's time goes (torch.profiler), MFU, matmul timing."""
+import pytest
+import torch
+
+from mishran import bench, speed
+
+SMALL = bench.BenchSizes(layers=1, d_model=64, batch=2, seq=16, vocab=64, steps=1, warmup=1)
+
+
+@pytest.mark.parametrize("name, category", [
+    ("aten::mm", "matmul"), ("aten::addmm", "matmul"), ("AddmmBackward0", "matmul"), ("aten::_scaled_mm", "matmul"),
+    ("sm90_xmma_gemm_bf16bf16_bf16f32", "matmul"), ("aten::_scaled_dot_product_flash_attention", "attention"),
+    ("aten::_fused_adamw_", "optimizer"), ("aten::_foreach_addcdiv_", "optimizer"),
+    ("triton_poi_fused_add_gelu_0", "other"), ("aten::native_layer_norm", "other"), ("aten::copy_", "other"),
+    ("aten::mul_", "other"),
+])
+def test_ops_fall_into_the_expected_category(name, category):
+    assert speed.categorize(name) == category
+
+
+def test_any_op_inside_the_optimizer_step_counts_as_optimizer():
+    assert speed.categorize("aten::mul_", in_optimizer=True) == "optimizer"
+
+
+def test_profile_splits_a_cpu_step_and_puts_adamw_under_optimizer():
+    loop = speed.profile_step("bf16-loop", SMALL, "cpu", steps=2)
+    fused = speed.profile_step("bf16-fused", SMALL, "cpu", steps=2)
+    for p in (loop, fused):
+        cats = p["by_category"]
+        assert set(cats) == set(speed.CATEGORIES) and cats["matmul"] > 0 and cats["optimizer"] > 0
+        # self times are disjoint pieces of the measured steps: together they cannot exceed the wall time
+        assert sum(cats.values()) <= p["wall_s"] * 1.05
+    # the for-loop AdamW runs elementwise ops one parameter at a time; the fused one is a single op per step
+    assert ("aten::_fused_adamw_", "optimizer") in {(n, c) for n, _, c in fused["ops"]}
+    assert not any(n == "aten::_fused_adamw_" for n, _, _ in loop["ops"])
+    assert ("aten::addcdiv_", "optimizer") in {(n, c) for n, _, c in loop["ops"]}     # Adam's update, per tensor
+
+
+def test_mfu_is_achieved_flops_over_peak():
+    assert speed.mfu(2e12, 1.0, 4.0) == 0.5                 # 2 TFLOP in 1 s on a 4 TFLOP/s chip
+    assert speed.mfu(1e12, 0.5, None) is None
+    with pytest.raises(ValueError, match="positive"):
+        speed.mfu(1e12, 0.0, 4.0)
+
+
+def test_time_matmul_reports_the_flops_of_the_shape():
+    r = speed.time_matmul(32, 48, 16, dtype=torch.float32, repeats=2)
+    assert r["shape"] == (32, 48, 16)
+    assert r["tflops"] == pytest.approx(2 * 32 * 48 * 16 / r["seconds"] / 1e12)
