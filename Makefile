@@ -24,8 +24,11 @@ $(PY):
 	$(PIP) install -q $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
 
 # Re-install when the project's dependency list changes. `lab` needs less than `test` (no pytest, no DeepSpeed).
+# torchao (FP8, lesson 07) only where FP8 tensor cores exist (Ada sm_89, Hopper sm_90): mishran.hardware decides.
 $(VENV)/.stamp-lab: pyproject.toml | $(PY)
 	$(PIP) install -q -e ".[lab]"
+	@if $(PY) -c "from mishran.hardware import supports; raise SystemExit(not supports('fp8', 'cuda'))" 2>/dev/null; \
+	then $(PIP) install -q -e ".[lab,fp8]"; else echo "FP8 GPU নেই: torchao বাদ (পাঠ ০৭ CPU-তে অনুকরণ দেখায়)"; fi
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml | $(PY)

@@ -4,16 +4,23 @@
 """
 from __future__ import annotations
 
+import argparse
+import json
 import re
 import time
+from dataclasses import asdict, replace
+from importlib import resources
+from pathlib import Path
 
 import torch
 from torch.autograd import DeviceType
 
 from mishran import bench
+from mishran.hardware import default_device, device_report
 from mishran.train import autocast_for, make_scaler
 
-__all__ = ["CATEGORIES", "categorize", "profile_step", "mfu", "time_matmul"]
+__all__ = ["CATEGORIES", "categorize", "profile_step", "mfu", "time_matmul", "vocab_sweep", "reference_figures",
+           "main"]
 
 # ভাগগুলো, যে ক্রমে দেখানো হয়
 CATEGORIES = ("matmul", "attention", "optimizer", "other")
@@ -48,7 +55,8 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     """bench-এর মডেলে `steps`টি step torch.profiler দিয়ে মেপে, প্রতি step-এ কোন ভাগে কত সময় (সেকেন্ড)।
 
     GPU-তে গোনা হয় kernel-এর সময় (self device time), CPU-তে op-এর নিজের সময় (self CPU time); প্রতিটি
-    সময় ঠিক একবার গোনা পড়ে। ফেরত: {"by_category": {...}, "ops": [(নাম, সেকেন্ড, ভাগ), ...] (বড় থেকে ছোট),
+    সময় ঠিক একবার গোনা পড়ে। ফেরত: {"by_category": {...}, "calls_per_step": প্রতি ভাগে কয়টি op/kernel
+    সময় নিল, "ops": [(নাম, সেকেন্ড, ভাগ), ...] (বড় থেকে ছোট),
     "top": প্রথম ১২টি, "wall_s": এক step-এর ঘড়ির সময়}
     """
     spec = bench.mode_spec(mode)
@@ -65,6 +73,7 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
         bench._sync(device)
         wall = (time.perf_counter() - start) / steps
     by_category = dict.fromkeys(CATEGORIES, 0.0)
+    calls = dict.fromkeys(CATEGORIES, 0)
     by_name: dict[tuple, float] = {}
     for event in prof.events():
         if event.device_type != DeviceType.CPU:
@@ -73,13 +82,15 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
         if us <= 0:
             continue
         category = categorize(event.name, _inside_optimizer(event))
+        calls[category] += 1
         seconds = us / 1e6 / steps
         by_category[category] += seconds
         by_name[(event.name, category)] = by_name.get((event.name, category), 0.0) + seconds
     ops = sorted(((n, s, c) for (n, c), s in by_name.items()), key=lambda t: -t[1])
     del model, forward, optimizer
     bench._release(device)
-    return {"mode": mode, "device": device, "by_category": by_category, "ops": ops, "top": ops[:12], "wall_s": wall,
+    calls = {c: n / steps for c, n in calls.items()}
+    return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops, "top": ops[:12], "wall_s": wall,
             "counted": "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়"}
 
 
@@ -108,3 +119,60 @@ def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu
         bench._sync(device)
         best = min(best, (time.perf_counter() - start) / repeats)
     return {"shape": (m, k, n), "seconds": best, "tflops": 2 * m * k * n / best / 1e12}
+
+
+def vocab_sweep(sizes: bench.BenchSizes, device: str, vocabs=(8192, 8191, 8256), mode: str = "bf16") -> list:
+    """একই মডেল, শুধু vocab বদলে: ৬৪-এর গুণিতক বনাম এক কম/বেশি — এক step-এর সময় (পাঠ ০৭)।"""
+    rows = []
+    for v in vocabs:
+        s = replace(sizes, vocab=v)
+        r = bench.time_mode(mode, s, device)
+        rows.append({"vocab": v, "multiple_of_64": v % 64 == 0, "step_s": r["step_s"],
+                     "tflops": bench.count_flops(s) / r["step_s"] / 1e12})
+    return rows
+
+
+def reference_figures() -> dict | None:
+    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৭-এর ফল (mishran/results/h200_lesson07.json); না থাকলে None।
+
+    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, স্পষ্ট করে লিখে।
+    """
+    path = resources.files("mishran") / "results" / "h200_lesson07.json"
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def main(argv=None) -> dict:
+    """`python -m mishran.speed`: profile-এর ভাগ, matmul-এর মাপ আর vocab-এর মাপ — JSON হিসেবে (পাঠ ০৭)।"""
+    parser = argparse.ArgumentParser(prog="python -m mishran.speed",
+                                     description="এক step-এর সময় কোথায় যায়, আর tensor core-বান্ধব মাপ (পাঠ ০৭)")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="না দিলে GPU থাকলে cuda")
+    parser.add_argument("--modes", default="bf16,bf16-loop,bf16-fused,bf16-compile",
+                        help="কোন mode-গুলো profile করা হবে (কমা দিয়ে)")
+    parser.add_argument("--out", default=None, help="JSON কোথায় লেখা হবে (না দিলে stdout)")
+    args = parser.parse_args(argv)
+    device = args.device or default_device()
+    modes = bench._modes(args.modes)
+    sizes = bench.BenchSizes.for_device(device)
+    report = device_report(device)
+    out = {"device": {"name": report.name, "torch": report.torch_version, "cuda": report.cuda_version},
+           "sizes": asdict(sizes), "flops_per_step": bench.count_flops(sizes), "profiles": []}
+    for mode in modes:
+        why = bench.skip_reason(mode, device, report)
+        if why is None:
+            out["profiles"].append(profile_step(mode, sizes, device))
+    m, k = sizes.batch * sizes.seq, sizes.d_model
+    dtype = torch.bfloat16 if report.bf16 or device == "cpu" else torch.float16
+    out["matmul"] = [time_matmul(m, k, n, dtype, device) for n in (sizes.vocab, sizes.vocab - 1, sizes.vocab + 64)]
+    out["vocab"] = vocab_sweep(sizes, device, (sizes.vocab, sizes.vocab - 1, sizes.vocab + 64))
+    text = json.dumps(out, ensure_ascii=False, indent=1)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        print(text)
+    return out
+
+
+if __name__ == "__main__":
+    main()
