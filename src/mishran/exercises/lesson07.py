@@ -1,0 +1,168 @@
+"""পাঠ ০৭ (গতি আর FP8) অনুশীলনীর যাচাই: MFU, tensor core-বান্ধব vocab, FP8-এর scale, FP8 কখন লাভ দেয়, ভুল খোঁজা।"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import fp8
+from .core import Verdict, blank_verdict, is_blank, say
+
+__all__ = [
+    "BUGGY_FP8_MATMUL",
+    "FP8_EXAMPLE",
+    "FP8_PAYS_CHOICES",
+    "MFU_QUESTION",
+    "VOCAB_QUESTION",
+    "check_fp8_pays",
+    "check_fp8_roundtrip",
+    "check_fp8_matmul_fix",
+    "check_mfu",
+    "check_padded_vocab",
+]
+
+MFU_QUESTION = {"flops_per_step": 2.9e12, "step_s": 0.012, "gpu": "A100 SXM", "peak_tflops": 312}
+"""অনুশীলনী ০৭.১: এক step-এ 2.9 TFLOP, সময় 12 ms, A100-এর BF16 dense peak 312 TFLOP/s।"""
+
+VOCAB_QUESTION = {"tokens": 50257, "multiple": 64}
+"""অনুশীলনী ০৭.২: GPT-2-এর tokenizer-এ 50257টি token।"""
+
+FP8_EXAMPLE = {"values": [3.1e-4, -7.5e-5, 1.2e-3, -2.0e-6], "format": "fp8_e5m2"}
+"""অনুশীলনী ০৭.৩: কয়েকটি gradient-এর মাপের সংখ্যা, E5M2-এ (gradient-এর ফরম্যাট)।"""
+
+BUGGY_FP8_MATMUL = '''\
+def buggy_fp8_matmul(a, b):
+    """a @ b, দুটোই E4M3-এ, tensorwise scaling — কোথাও একটি ভুল আছে।"""
+    fmax = 448.0
+    scale_a = fp8.amax(a) / fmax
+    scale_b = fp8.amax(b) / fmax
+    a8 = fp8.quantize(a, "fp8_e4m3", scale_a)
+    b8 = fp8.quantize(b, "fp8_e4m3", scale_b)
+    return (a8 @ b8) / (scale_a * scale_b)
+'''
+"""অনুশীলনী ০৭.৫: এই ফাংশনে একটি ভুল; ঠিক করা ফাংশন লেখো।"""
+
+FP8_PAYS_CHOICES = {
+    "a": "সবসময়: FP8 tensor core BF16-এর দ্বিগুণ দ্রুত, তাই যেকোনো মডেল প্রায় দ্বিগুণ দ্রুত হয়।",
+    "b": "চওড়া মডেলে: প্রতি token-এ matmul-এর কাজ d² হারে বাড়ে, কিন্তু amax বের করা, scale আর cast-এর কাজ "
+         "বাড়ে শুধু d হারে; সরু মডেলে এই বাড়তি কাজ আর kernel-ই লাভটা খেয়ে ফেলে।",
+    "c": "সরু মডেলে: FP8 tensor ছোট বলে cache-এ এঁটে যায়, আর বড় মডেলে সেই সুবিধা থাকে না।",
+    "d": "কখনোই training-এ নয়: FP8 শুধু inference-এর জন্য, training-এ loss ছড়িয়ে যায়।",
+}
+_BENGALI_CHOICE = {"ক": "a", "খ": "b", "গ": "c", "ঘ": "d"}
+
+
+def _number(answer):
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def check_mfu(answer) -> Verdict:
+    """অনুশীলনী ০৭.১: MFU = এক step-এর FLOP ÷ step-এর সময় ÷ dense peak; ভগ্নাংশ (0.5) বা শতাংশ (50) দুটোই চলে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    q = MFU_QUESTION
+    expected = q["flops_per_step"] / q["step_s"] / (q["peak_tflops"] * 1e12)
+    value = _number(answer)
+    if value is None:
+        return say(False, f"একটি সংখ্যা চাই (a number), যেমন 0.5 বা 50 (%); পেয়েছি {answer!r}।")
+    if math.isclose(value, expected, rel_tol=0.01) or math.isclose(value, 100 * expected, rel_tol=0.01):
+        return say(True, f"MFU ≈ {100 * expected:.1f}%: প্রতি সেকেন্ডে {q['flops_per_step'] / q['step_s'] / 1e12:.0f} "
+                          f"TFLOP, peak {q['peak_tflops']}-এর তুলনায়।")
+    if math.isclose(value, 1 / expected, rel_tol=0.01) or math.isclose(value, q["flops_per_step"] / q["step_s"] / 1e12,
+                                                                         rel_tol=0.01):
+        return say(False, "এটা MFU নয়: আগে অর্জিত TFLOP/s বের করো (FLOP ÷ সেকেন্ড ÷ 10^12), তারপর peak দিয়ে ভাগ।")
+    return say(False, f"{answer!r} মেলেনি। একক খেয়াল করো: 12 ms = 0.012 s, আর peak TFLOP/s মানে 10^12 FLOP/s।")
+
+
+def check_padded_vocab(answer) -> Verdict:
+    """অনুশীলনী ০৭.২: 50257-টি token রাখতে পারে এমন সবচেয়ে ছোট ৬৪-এর গুণিতক।"""
+    if is_blank(answer):
+        return blank_verdict()
+    tokens, k = VOCAB_QUESTION["tokens"], VOCAB_QUESTION["multiple"]
+    value = _number(answer)
+    if value is None or value != int(value):
+        return say(False, f"একটি পূর্ণসংখ্যা চাই (an integer); পেয়েছি {answer!r}।")
+    value = int(value)
+    best = -(-tokens // k) * k
+    if value == best:
+        return say(True, f"{value} = {value // k} × {k}: সব {tokens}টি token আঁটে, বাড়তি মাত্র {value - tokens}টি সারি "
+                          "(কেউ কখনো এগুলো বেছে নেয় না, শুধু head-এর matmul tensor core-এর মাপে বসে)।")
+    if value < tokens:
+        return say(False, f"{value}টি সারিতে {tokens}টি token আঁটে না — কিছু token-এর কোনো logit থাকবে না।")
+    if value % k:
+        return say(False, f"{value} {k}-এর গুণিতক নয় (ভাগশেষ {value % k})।")
+    return say(False, f"{value} চলে, কিন্তু এর চেয়ে ছোট একটি {k}-এর গুণিতকও সব token রাখতে পারে।")
+
+
+def check_fp8_roundtrip(scale, restored) -> Verdict:
+    """অনুশীলনী ০৭.৩: FP8_EXAMPLE-এর tensorwise scale, আর প্রথম সংখ্যাটি scale → E5M2 → unscale করে কী ফেরে।"""
+    if is_blank(scale) or is_blank(restored):
+        return blank_verdict()
+    x = torch.tensor(FP8_EXAMPLE["values"])
+    fmt = FP8_EXAMPLE["format"]
+    want_scale = fp8.compute_scale(fp8.amax(x), fmt).item()
+    want_back = (fp8.quantize(x, fmt, want_scale)[0] / want_scale).item()
+    s, r = _number(scale), _number(restored)
+    if s is None or r is None:
+        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি scale={scale!r}, restored={restored!r}।")
+    if not math.isclose(s, want_scale, rel_tol=1e-5):
+        if math.isclose(s, 1 / want_scale, rel_tol=1e-5):
+            return say(False, "scale উল্টো হয়েছে: সবচেয়ে বড় মানটিকে ফরম্যাটের max-এ তুলতে হবে, তাই max ÷ amax।")
+        return say(False, "scale মেলেনি। amax = সবচেয়ে বড় পরম মান; E5M2-এর max কত, পাঠ ০১ বা formats.get_format দেখো।")
+    if math.isclose(r, FP8_EXAMPLE["values"][0], rel_tol=1e-9):
+        return say(False, "এটা তো আসল মানই — FP8-এ round করার ধাপটা বাদ গেছে (E5M2-এ mantissa মাত্র ২ বিট)।")
+    if not math.isclose(r, want_back, rel_tol=1e-5):
+        return say(False, "scale ঠিক, ফেরত মান মেলেনি: x × scale-কে E5M2-এ round করো, তারপর scale দিয়ে ভাগ করো।")
+    err = abs(want_back / FP8_EXAMPLE["values"][0] - 1)
+    return say(True, f"scale {want_scale:.6g}; ফেরত মান {want_back:.6g} — আসলের চেয়ে {100 * err:.1f}% আলাদা: "
+                      "E5M2-এর ২ বিট mantissa-র দাম।")
+
+
+def check_fp8_pays(answer) -> Verdict:
+    """অনুশীলনী ০৭.৪: FP8 training কখন লাভ দেয়, আর কেন।"""
+    if is_blank(answer):
+        return blank_verdict()
+    key = _BENGALI_CHOICE.get(str(answer).strip(), str(answer).strip().lower().strip("()"))
+    if key not in FP8_PAYS_CHOICES:
+        return say(False, f"'a', 'b', 'c' বা 'd' লেখো (অথবা ক, খ, গ, ঘ); পেয়েছি {answer!r}।")
+    if key == "b":
+        return say(True, "গুণের কাজ d²-এ, cast-এর কাজ d-তে বাড়ে: তাই d যত বড়, FP8-এর বাড়তি খরচ তত নগণ্য, আর "
+                          "tensor core-এর দ্বিগুণ গতির লাভ তত বেশি চোখে পড়ে।")
+    why = {
+        "a": "তোমার (বা H200-এর) সংখ্যা দেখো: d_model 1024-এ FP8 compiled BF16-এর চেয়ে দ্রুত নয়। শুধু matmul দ্রুত হয়, "
+             "আর FP8 আনে বাড়তি কাজ (amax, scale, cast)।",
+        "c": "ছোট মডেলে FP8 লাভ দেয়নি — সংখ্যাগুলো উল্টো কথা বলে। কোন কাজ d²-এ, কোনটা d-তে বাড়ে, ভাবো।",
+        "d": "পাঠের training-এ FP8-এর loss BF16-এর সঙ্গে মিলেছে; বড় মডেলের training-এও FP8 ব্যবহার হয় "
+             "(Micikevicius et al., 2022)।",
+    }
+    return say(False, why[key])
+
+
+def check_fp8_matmul_fix(fn) -> Verdict:
+    """অনুশীলনী ০৭.৫: ঠিক করা fn(a, b) কয়েকটি এলোমেলো ইনপুটে mishran.fp8-এর tensorwise E4M3 matmul-এর সমান কি না।"""
+    if is_blank(fn):
+        return blank_verdict()
+    if not callable(fn):
+        return say(False, f"একটি ফাংশন চাই (a function) fn(a, b); পেয়েছি {type(fn).__name__}।")
+    g = torch.Generator().manual_seed(7)
+    cases = [(torch.randn(16, 32, generator=g), torch.randn(32, 8, generator=g)),
+             (torch.randn(8, 64, generator=g) * 1e-4, torch.randn(64, 8, generator=g) * 30)]
+    for a, b in cases:
+        want = fp8.scaled_matmul(a, b, scaling="tensorwise").out
+        try:
+            got = fn(a.clone(), b.clone())
+        except Exception as err:                       # শেখার্থীর কোডের ভুল দেখাই, চাপা দিই না
+            return say(False, f"ফাংশনটি চালাতে গিয়ে ভুল: {type(err).__name__}: {err}")
+        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+            return say(False, f"ফল হবে {tuple(want.shape)} আকারের tensor; পেয়েছি {getattr(got, 'shape', type(got))}।")
+        if not torch.allclose(got.float(), want, rtol=1e-4, atol=1e-6 * want.abs().max().item()):
+            exact = a.double() @ b.double()
+            err = fp8.relative_error(got, exact)
+            return say(False, f"ফল মেলেনি (সঠিক ফলের তুলনায় আপেক্ষিক ভুল {err:.3g})। scale কোন দিকে কাজ করে, আর "
+                              "ফল আসল এককে ফেরাতে কী দিয়ে ভাগ করতে হয়, খেয়াল করো।")
+    return say(True, "scale = max ÷ amax: বড় মানটিকে ফরম্যাটের max-এ তোলে; ভাগ দিয়ে আসল এককে ফেরা। উল্টো scale "
+                      "সব মানকে subnormal বা শূন্যে ঠেলে দেয়।")
