@@ -4,7 +4,18 @@ import math
 import pytest
 
 from mishran import formats
-from mishran.widgets import bit_explorer, explore, explorer_html, parse_number
+from mishran.scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
+from mishran.widgets import (
+    bit_explorer,
+    explore,
+    explorer_html,
+    loss_scale_simulator,
+    parse_number,
+    simulate_timeline,
+    simulator_view,
+    timeline_html,
+    timeline_summary,
+)
 
 
 @pytest.mark.parametrize("text,value", [("0.1", 0.1), (" 65520 ", 65520.0), ("2**-24", 2.0 ** -24), ("1/4", 0.25),
@@ -13,10 +24,84 @@ def test_parse_number(text, value):
     assert parse_number(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "abc", "1e", "2**"])
+@pytest.mark.parametrize("text", ["", "abc", "1e", "2**", "1 2", "((1)", "2^10", "x" * 300])
 def test_parse_number_rejects_bad_text_in_bengali(text):
-    with pytest.raises(ValueError, match="সংখ্যা"):
+    with pytest.raises(ValueError, match="সংখ্যা|\\*\\*"):
         parse_number(text)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("10**400", math.inf), ("-10**400", -math.inf), ("2**2**2**2**2**2", math.inf), ("(-2)**1025", -math.inf),
+    ("-8**0.5", -(8 ** 0.5)), ("2**-24", 2.0 ** -24), ("-2**2", -4.0), ("2**2**3", 256.0), ("2*-3", -6.0),
+    ("1/0", math.inf), ("-1/0", -math.inf), ("1/-0.0", -math.inf), ("10**-400", 0.0), ("(1+2)*3", 9.0),
+    ("1e308*10", math.inf), ("３.５", 3.5), ("٣", 3.0), ("1_000", 1000.0), ("6 ÷ 4", 1.5)])
+def test_parse_number_follows_python_and_ieee(text, value):
+    """Python's precedence (-8**0.5 is -(8**0.5)), IEEE results where Python would raise (overflow gives inf)."""
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text", ["0/0", "(-8)**0.5", "inf-inf", "0*inf", "nan"])
+def test_parse_number_gives_nan_where_ieee_does(text):
+    assert math.isnan(parse_number(text))
+
+
+def _numpy_value(expr):
+    """The oracle: the same expression evaluated by numpy's IEEE float64 (no exceptions: inf and NaN instead)."""
+    import re
+
+    import numpy as np
+    code = re.sub(r"(\d+\.\d+(?:e[+-]?\d+)?|inf|nan)", r"np.float64('\1')", expr)
+    with np.errstate(all="ignore"):
+        return float(eval(code, {"np": np}))       # noqa: S307 — our own generated arithmetic only
+
+
+def _random_expr(rng, depth=0):
+    """A random arithmetic string: numbers (tiny to huge, inf/nan), + - * / **, unary minus, parentheses."""
+    if depth > 3 or rng.random() < 0.3:
+        kind = rng.random()
+        if kind < 0.1:
+            return rng.choice(["inf", "nan", "0.0"])
+        mantissa = rng.choice(["1.0", "2.0", "0.5", "8.0", "10.0", "3.25", "65504.0", "0.1"])
+        return mantissa if kind < 0.6 else f"{mantissa}e{rng.choice(['-', '+', ''])}{rng.randint(0, 400)}"
+    a, b = _random_expr(rng, depth + 1), _random_expr(rng, depth + 1)
+    form = rng.choice(["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "{a} ** {b}", "-{a}", "({a})",
+                       "{a} ** -{b}", "-{a} ** {b}", "({a}) ** ({b})"])
+    return form.format(a=a, b=b)
+
+
+def test_fuzz_parser_agrees_with_numpy_ieee_on_random_expressions():
+    import random
+    rng = random.Random(1234)
+    for _ in range(3000):
+        expr = _random_expr(rng)
+        got, want = parse_number(expr), _numpy_value(expr)
+        assert got == want or (math.isnan(got) and math.isnan(want)), (expr, got, want)
+
+
+def test_fuzz_any_string_gives_a_value_or_the_bengali_message():
+    """Random strings from digits, operators, unicode digits, letters and symbols: a float or a ValueError in
+    Bengali, and the explorer page always renders (a value table or the message) — never another exception."""
+    import random
+    rng = random.Random(99)
+    alphabet = list("0123456789.eE+-*/()^ _,") + ["**", "inf", "nan", "৬", "٣", "３", "²", "∞", "−", "×", "÷",
+                                                   "x", "é", "\n", "🙂", "9" * 400, "**9" * 5, "(" * 50]
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        try:
+            value = parse_number(text)
+            assert isinstance(value, float)
+        except ValueError as err:
+            assert "সংখ্যা" in str(err) or "**" in str(err) or "লম্বা" in str(err), (text, err)
+        page = explorer_html(text)
+        assert "<table" in page or "not a number" in page or "(power)" in page or "too long" in page or (
+            "type a number" in page), text
+
+
+def test_deep_nesting_and_huge_towers_do_not_hang_or_crash():
+    assert parse_number("(" * 60 + "1" + ")" * 60) == 1.0
+    assert parse_number("9" + "**9" * 60) == math.inf                  # float arithmetic, not a huge int
+    with pytest.raises(ValueError):
+        parse_number("(" * 150 + "1" + ")" * 150)                         # longer than MAX_INPUT
 
 
 def test_explore_rows_match_decode():
@@ -28,6 +113,14 @@ def test_explore_rows_match_decode():
     assert r["sign"] + r["exponent"] + r["mantissa"] == formats.decode(0.1, "fp16").bits
     assert r["abs_error"] == formats.round_to(0.1, "fp16") - 0.1
     assert math.isclose(r["rel_error"], abs(r["abs_error"]) / 0.1)
+
+
+def test_explorer_table_pads_every_cell_and_shows_inf_for_overflow():
+    page = explorer_html("10**400")
+    cells = page.count("<td ")
+    assert cells == 5 * 6 and page.count("padding") >= cells             # 6 formats × 5 columns, all padded
+    assert page.count(">অসীম (inf)</td>") == 5 and "overflow" in page       # FP8 E4M3 has no inf: NaN
+    assert "NaN" in explorer_html("0/0") and "-2.828" in explorer_html("-8**0.5")
 
 
 def test_html_colours_each_field_and_reports_errors():
@@ -48,9 +141,6 @@ def test_widget_updates_when_the_learner_types():
 
 # ---------- পাঠ ০২: loss scaling simulator ----------
 
-from mishran.scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate  # noqa: E402
-from mishran.widgets import (loss_scale_simulator, simulate_timeline, timeline_html,  # noqa: E402
-                             timeline_summary)
 
 
 def test_simulator_timeline_is_scaling_simulate_on_the_same_overflows():
@@ -107,3 +197,104 @@ def test_simulator_widget_redraws_when_a_control_changes(monkeypatch):
     rows = simulate_timeline("deepspeed", interval.value, hysteresis.value, p.value, 500, seed.value,
                              overflow_above=2.0 ** 18)
     assert summary.value == timeline_html(rows, "deepspeed")
+
+
+# ---------- every setting a learner can reach (no browser) ----------
+
+def _controls(box):
+    controls, summary, out = box.children
+    return controls.children, summary
+
+
+def _values(w):
+    """Every value a control offers: each option of a Dropdown, each step of a slider."""
+    if hasattr(w, "options"):
+        return [v if not isinstance(v, tuple) else v[1] for v in w.options]
+    n = round((w.max - w.min) / w.step)
+    return [w.min + i * w.step for i in range(n + 1)]
+
+
+def test_simulator_every_value_of_every_control_gives_a_summary():
+    """Each control over its whole range (the others at their defaults), through the widget's own view function."""
+    import ipywidgets  # noqa: F401 — the widget below needs it
+    box = loss_scale_simulator()
+    controls, _ = _controls(box)
+    names = ["policy", "interval", "hysteresis", "p_overflow", "above_log2", "steps", "seed"]
+    defaults = {n: w.value for n, w in zip(names, controls, strict=True)}
+    count = 0
+    for name, w in zip(names, controls, strict=True):
+        for value in _values(w):
+            settings = dict(defaults, **{name: value})
+            rows, page, _ = simulator_view(**settings, figure=False)
+            assert rows and page.startswith("<p>") and "ধাপ" in page
+            count += 1
+    assert count == 2 + 500 + 5 + 41 + 26 + 60 + 21
+
+
+def test_simulator_widget_at_each_control_edge_redraws_without_error():
+    """The real widget: each control set to its lowest and highest value; observers run and redraw the figure."""
+    import matplotlib
+    matplotlib.use("Agg")
+    box = loss_scale_simulator()
+    controls, summary = _controls(box)
+    for w in controls:
+        for value in (_values(w)[-1], _values(w)[0]):
+            w.value = value
+            assert "ধাপ" in summary.value
+
+
+def test_simulator_extreme_combinations_draw_and_explain_a_scale_of_zero():
+    """All combinations of the extremes (policy, interval, p, threshold, steps), drawn and rendered; where the
+    FP32 scale underflows to 0 the summary says so, and the figure still draws."""
+    import itertools
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    zero_seen = inf_seen = 0
+    for policy, interval, p, above, steps in itertools.product(("pytorch", "deepspeed"), (1, 500), (0.0, 0.2),
+                                                               (0, 8, 32), (50, 3000)):
+        rows, page, fig = simulator_view(policy, interval, 5 if interval == 1 else 1, p, above, steps, 20)
+        fig.set_dpi(30)
+        fig.canvas.draw()                                  # render: tick formatters and layout run here
+        plt.close(fig)
+        if any(r["scale"] == 0 for r in rows):
+            zero_seen += 1
+            assert "scale 0 হয়ে গেছে" in page and policy == "pytorch"
+        if any(r["scale"] == math.inf for r in rows):
+            inf_seen += 1                                  # DeepSpeed's float scale grows without bound ...
+            assert policy == "deepspeed" and rows[-1]["error"].startswith("OverflowError") and "inf" in page
+    assert zero_seen >= 1                                  # PyTorch's policy, p = 0.2, 3000 steps reaches 0
+    assert inf_seen >= 1                                   # ... and its own log line then raises int(inf)
+
+
+def test_scale_reaches_zero_exactly_as_float32_does():
+    """Oracle: torch's own float32 halving of 2^16 reaches 0 after 16 + 149 + 1 halvings (2^-150 ties to 0)."""
+    import torch
+    s, n = torch.tensor(2.0 ** 16, dtype=torch.float32), 0
+    while s > 0:
+        s, n = s * 0.5, n + 1
+    rows = simulate_timeline("pytorch", interval=10 ** 6 // 2000, p_overflow=1.0, steps=n + 5)
+    first_zero = next(r["step"] for r in rows if r["scale"] == 0)
+    assert first_zero == n == 166
+
+
+def test_deepspeed_itself_fails_on_an_infinite_scale():
+    """Oracle for the simulator's stop: DeepSpeed's own DynamicLossScaler, driven to an inf scale, raises the same
+    OverflowError when the next overflow comes (its log line formats int(cur_scale))."""
+    ds_scaler = pytest.importorskip("deepspeed.runtime.fp16.loss_scaler")
+    import deepspeed.comm as dist
+    real = ds_scaler.DynamicLossScaler(init_scale=2.0 ** 1023, scale_window=1, min_scale=1, delayed_shift=1,
+                                       consecutive_hysteresis=False)
+    original = dist.get_rank
+    dist.get_rank = lambda *a, **k: 0
+    try:
+        for overflow in (False, False):
+            real.update_scale(overflow)
+        assert real.cur_scale == math.inf
+        with pytest.raises(OverflowError):
+            real.update_scale(True)
+    finally:
+        dist.get_rank = original
+    rows = simulate_timeline("deepspeed", interval=1, hysteresis=1, p_overflow=0.0, steps=10, init_scale=2.0 ** 1023)
+    assert rows[-1]["event"] == "error" and rows[-1]["error"].startswith("OverflowError")

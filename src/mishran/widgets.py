@@ -9,9 +9,11 @@ from __future__ import annotations
 import html
 import math
 import random
+import unicodedata
 
 from . import formats
-from .plots import FIELD_COLORS
+from .display import table_html
+from .plots import EVENT_STYLE, FIELD_COLORS, draw_timeline  # noqa: F401  # draw_timeline: TEMP-SHIM (lesson 05)
 from .scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
 
 __all__ = ["parse_number", "explore", "explorer_html", "bit_explorer"]
@@ -19,23 +21,166 @@ __all__ = ["parse_number", "explore", "explorer_html", "bit_explorer"]
 DEFAULT_FORMATS = ("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3")
 
 
+_DIGITS = "0123456789"
+_OPERATORS = ("**", "+", "-", "*", "/", "(", ")")
+_SYMBOLS = str.maketrans({"−": "-", "–": "-", "×": "*", "÷": "/", "∞": " inf ", ",": None})
+MAX_INPUT = 200                     # এর চেয়ে লম্বা লেখা পড়ি না (bit explorer-এর বাক্সে একটি সংখ্যা লেখার কথা)
+NOT_A_NUMBER = ("'{text}' সংখ্যা হিসেবে পড়া গেল না (not a number); লেখো যেমন 0.1, 1e-5, 2**-24, 1/3, "
+                "-8**0.5 বা 10**400")
+
+
+def _ascii_digits(text: str) -> str:
+    """যেকোনো লিপির দশমিক অঙ্ক (বাংলা ৬৫৫০৪, আরবি ٣, পূর্ণ-প্রস্থ ３) → 0-9।"""
+    out = []
+    for ch in text:
+        d = unicodedata.decimal(ch, None)
+        out.append(_DIGITS[d] if d is not None else ch)
+    return "".join(out)
+
+
+def _tokens(s: str) -> list:
+    """লেখা → সংখ্যা (float) আর চিহ্নের তালিকা; অচেনা কিছু পেলে ValueError।"""
+    out, i = [], 0
+    while i < len(s):
+        ch = s[i]
+        if ch.isspace():
+            i += 1
+        elif s.startswith("**", i):
+            out.append("**")
+            i += 2
+        elif ch in "+-*/()":
+            out.append(ch)
+            i += 1
+        elif ch.isdigit() or ch == ".":
+            j = i
+            while j < len(s) and (s[j].isdigit() or s[j] in "._"):
+                j += 1
+            if j < len(s) and s[j] in "eE":                       # 1e-5, 2.5E+3
+                k = j + 1 + (j + 1 < len(s) and s[j + 1] in "+-")
+                if k < len(s) and s[k].isdigit():
+                    j = k
+                    while j < len(s) and (s[j].isdigit() or s[j] == "_"):
+                        j += 1
+            out.append(float(s[i:j]))                              # '1..2' বা '1_' হলে ValueError
+            i = j
+        elif ch.isalpha():
+            j = i
+            while j < len(s) and s[j].isalpha():
+                j += 1
+            word = s[i:j].lower()
+            if word not in ("inf", "infinity", "nan"):
+                raise ValueError(word)
+            out.append(float(word))
+            i = j
+        else:
+            raise ValueError(ch)
+    return out
+
+
+def _divide(a: float, b: float) -> float:
+    """IEEE 754-এর ভাগ: x/0 = ±inf, 0/0 = NaN (Python ZeroDivisionError তোলে, FP16/FP32 তোলে না)।"""
+    if b != 0 or math.isnan(b):
+        return a / b
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _odd_integer(b: float) -> bool:
+    return math.isfinite(b) and b.is_integer() and abs(b) < 2.0 ** 53 and int(b) % 2 == 1
+
+
+def _power(a: float, b: float) -> float:
+    """IEEE 754-এর pow: খুব বড় হলে inf (OverflowError নয়), ঋণাত্মক ভিত্তির ভগ্নাংশ ঘাত NaN (complex নয়)।"""
+    try:
+        return math.pow(a, b)
+    except OverflowError:                                          # 10**400, 2**2**2**2**2**2
+        return -math.inf if (a < 0 and _odd_integer(b)) else math.inf
+    except ValueError:                                             # (-8)**0.5 বা 0**-1
+        if a == 0 and b < 0:
+            return math.copysign(math.inf, a) if _odd_integer(b) else math.inf
+        return math.nan
+
+
+class _Parser:
+    """Python-এর নিয়মে: ** ডানদিক থেকে, আর unary '-'-এর চেয়ে শক্ত (-8**0.5 = -(8**0.5)); + - * / ( )।"""
+
+    def __init__(self, tokens):
+        self.tokens, self.i = tokens, 0
+
+    def peek(self):
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self):
+        tok = self.peek()
+        if tok is None:
+            raise ValueError("end")
+        self.i += 1
+        return tok
+
+    def expr(self):                       # expr := term (('+'|'-') term)*
+        value = self.term()
+        while self.peek() in ("+", "-"):
+            op, rhs = self.take(), self.term()
+            value = value + rhs if op == "+" else value - rhs
+        return value
+
+    def term(self):                       # term := factor (('*'|'/') factor)*
+        value = self.factor()
+        while self.peek() in ("*", "/"):
+            op, rhs = self.take(), self.factor()
+            value = value * rhs if op == "*" else _divide(value, rhs)
+        return value
+
+    def factor(self):                     # factor := ('+'|'-') factor | power
+        if self.peek() in ("+", "-"):
+            sign = self.take()
+            value = self.factor()
+            return -value if sign == "-" else value
+        return self.power()
+
+    def power(self):                      # power := atom ['**' factor]
+        base = self.atom()
+        if self.peek() == "**":
+            self.take()
+            return _power(base, self.factor())
+        return base
+
+    def atom(self):                       # atom := number | '(' expr ')'
+        tok = self.take()
+        if isinstance(tok, float):
+            return tok
+        if tok == "(":
+            value = self.expr()
+            if self.take() != ")":
+                raise ValueError(")")
+            return value
+        raise ValueError(tok)
+
+
 def parse_number(text: str) -> float:
-    """লেখা থেকে সংখ্যা: '1e-5', '65520', '-0', 'inf', 'nan', '2**-24', '1/3' বা বাংলা অঙ্ক '৬৫৫০৪'।"""
-    s = str(text).strip().translate(str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")).replace(",", "").replace("−", "-")
+    """বাক্সে লেখা সংখ্যা বা ছোট হিসাব → float (পাঠ ০১-এর bit explorer)।
+
+    পড়ে: '1e-5', '65520', '-0', 'inf', 'nan', '2**-24', '1/3', '(1+2)*3', বাংলা অঙ্ক '৬৫৫০৪', '1,000'।
+    হিসাব চলে Python-এর ক্রমে, কিন্তু IEEE 754 float-এর মতো: 10**400 = inf, 0/0 = NaN, 1/0 = inf,
+    (-8)**0.5 = NaN — exception নয়, কারণ FP16/FP32 নিজেও তাই দেয়। না পড়া গেলে বাংলা বার্তাসহ ValueError।
+    """
+    s = _ascii_digits(str(text)).translate(_SYMBOLS).strip()
     if not s:
         raise ValueError("একটি সংখ্যা লেখো (type a number), যেমন 0.1 বা 65520")
+    if len(s) > MAX_INPUT:
+        raise ValueError(f"লেখাটি খুব লম্বা ({len(s)} অক্ষর; too long) — {MAX_INPUT} অক্ষরের মধ্যে একটি সংখ্যা লেখো")
+    if "^" in s:
+        raise ValueError("ঘাতের (power) জন্য Python-এর মতো ** লেখো, যেমন 2**-24 (^ নয়)")
     try:
-        return float(s)
-    except ValueError:
-        pass
-    for op in ("**", "/"):
-        left, sep, right = s.partition(op)
-        if sep:
-            a, b = parse_number(left), parse_number(right)
-            if op == "**":
-                return float(a ** b)
-            return a / b if b != 0 else math.copysign(math.inf, a)
-    raise ValueError(f"'{text}' সংখ্যা হিসেবে পড়া গেল না (not a number); লেখো যেমন 0.1, 1e-5, 2**-24 বা 1/3")
+        parser = _Parser(_tokens(s))
+        value = parser.expr()
+        if parser.peek() is not None:
+            raise ValueError("extra")
+        return float(value)
+    except (ValueError, RecursionError):
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "…"
+        raise ValueError(NOT_A_NUMBER.format(text=shown)) from None
 
 
 def explore(value: float, fmts=DEFAULT_FORMATS) -> list[dict]:
@@ -56,25 +201,30 @@ KIND_BN = {"normal": "normal", "subnormal": "subnormal", "zero": "শূন্�
 
 
 def explorer_html(text: str, fmts=DEFAULT_FORMATS) -> str:
-    """ইনপুট লেখা থেকে HTML সারণি; ভুল ইনপুটে বাংলায় বার্তা।"""
+    """ইনপুট লেখা থেকে HTML সারণি (প্রতি ঘরে padding); ভুল ইনপুটে বাংলায় বার্তা (পাঠ ০১)।"""
     try:
         value = parse_number(text)
     except ValueError as err:
         return f"<p style='color:{FIELD_COLORS['sign']}'>{html.escape(str(err))}</p>"
-    span = lambda bits, field: (f"<span style='color:{FIELD_COLORS[field]};font-family:monospace;"  # noqa: E731
-                                f"font-weight:bold'>{bits}</span>")
-    head = ("<tr><th>ফরম্যাট</th><th>বিট: <span style='color:{s}'>sign</span> "
-            "<span style='color:{e}'>exponent</span> <span style='color:{m}'>mantissa</span></th>"
-            "<th>রাখা মান</th><th>ত্রুটি (error)</th><th>শ্রেণি</th></tr>").format(
-                s=FIELD_COLORS["sign"], e=FIELD_COLORS["exponent"], m=FIELD_COLORS["mantissa"])
-    body = []
+
+    def span(bits, field):
+        return (f"<span style='color:{FIELD_COLORS[field]};font-family:monospace;font-weight:bold'>"
+                f"{html.escape(bits)}</span>")
+
+    head = ["ফরম্যাট", "বিট: " + " ".join(f"<span style='color:{FIELD_COLORS[k]}'>{k}</span>" for k in FIELD_COLORS),
+            "রাখা মান", "ত্রুটি (error)", "শ্রেণি"]
+    rows = []
     for r in explore(value, fmts):
-        bits = " ".join([span(r["sign"], "sign"), span(r["exponent"], "exponent"), span(r["mantissa"], "mantissa")])
+        bits = " ".join(span(r[k], k) for k in ("sign", "exponent", "mantissa"))
         err = "—" if math.isnan(r["abs_error"]) else f"{r['abs_error']:.3g} (আপেক্ষিক {r['rel_error']:.3g})"
-        body.append(f"<tr><td>{r['format']}</td><td>{bits}</td><td>{r['value']!r}</td><td>{err}</td>"
-                    f"<td>{KIND_BN[r['kind']]}</td></tr>")
-    return (f"<p>ইনপুট: <b>{value!r}</b></p><table style='border-collapse:collapse'>{head}"
-            + "".join(body) + "</table>")
+        rows.append([html.escape(r["format"]), bits, html.escape(repr(r["value"])), html.escape(err),
+                     html.escape(KIND_BN[r["kind"]])])
+    note = ""
+    if math.isinf(value):
+        note = ("<p>ইনপুট নিজেই float64-এ অসীম (inf): এত বড় সংখ্যা কোনো ফরম্যাটেই ধরে না — এটাই overflow।</p>")
+    elif math.isnan(value):
+        note = "<p>ইনপুট NaN (not a number): যেমন 0/0 বা inf − inf; NaN সব ফরম্যাটে NaN-ই থাকে।</p>"
+    return f"<p>ইনপুট: <b>{html.escape(repr(value))}</b></p>{note}" + table_html(rows, head, escape=False)
 
 
 def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
@@ -97,12 +247,6 @@ def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
 # নিজে এখানে লেখা নেই — আসে mishran.scaling থেকে (DynamicLossScaler, DeepSpeedLossScaler, simulate)।
 
 POLICY_LABELS = {"pytorch": "PyTorch (torch.amp.GradScaler)", "deepspeed": "DeepSpeed (fp16 loss scaler)"}
-EVENT_STYLE = {   # ঘটনা → (রং, চিহ্ন, বাংলা নাম); চিত্র আর সারসংক্ষেপ দুই জায়গায় একই
-    "backoff": ("#d62728", "v", "overflow: ধাপ বাদ, scale অর্ধেক"),
-    "hysteresis": ("#ff7f0e", "o", "overflow: ধাপ বাদ, hysteresis খরচ (scale একই)"),
-    "grow": ("#2ca02c", "^", "scale দ্বিগুণ"),
-    "error": ("#000000", "X", "সর্বনিম্ন scale-এ আবার overflow: প্রশিক্ষণ থামে"),
-}
 
 
 def scaler_for_policy(policy: str, interval: int, hysteresis: int = 2, init_scale: float = 2.0 ** 16,
@@ -128,14 +272,30 @@ def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: 
     """
     if not 0.0 <= p_overflow <= 1.0:
         raise ValueError(f"p_overflow হবে 0 থেকে 1-এর মধ্যে একটি সম্ভাবনা (a probability); পেয়েছি {p_overflow!r}")
-    scaler = scaler_for_policy(policy, interval, hysteresis, init_scale, min_scale)
-    rng = random.Random(seed)
+    def run(n):
+        scaler = scaler_for_policy(policy, interval, hysteresis, init_scale, min_scale)
+        rng = random.Random(seed)
+        reached = []
 
-    def overflow(step, scale):
-        spike = rng.random() < p_overflow           # প্রতি ধাপে ঠিক একটি এলোমেলো সংখ্যা
-        return spike or (overflow_above is not None and scale > overflow_above)
+        def overflow(step, scale):
+            reached.append(step)
+            spike = rng.random() < p_overflow           # প্রতি ধাপে ঠিক একটি এলোমেলো সংখ্যা
+            # scale inf হলে loss × inf = inf: সেই ধাপে overflow নিশ্চিত
+            return spike or (overflow_above is not None and scale > overflow_above) or math.isinf(scale)
 
-    return simulate(scaler, overflow, steps=steps)
+        try:
+            return simulate(scaler, overflow, steps=n), None
+        except OverflowError as err:                    # DeepSpeed-এর নিজের log লাইন: int(inf)
+            return None, (reached[-1], f"OverflowError: {err}")
+
+    rows, crash = run(steps)
+    if crash is None:
+        return rows
+    step, text = crash                                  # থামার আগের ধাপগুলো আবার, তারপর থামার সারি
+    rows, _ = run(step)
+    scale = rows[-1]["new_scale"] if rows else init_scale
+    return rows + [{"step": step, "scale": scale, "found_inf": True, "stepped": False, "new_scale": scale,
+                    "event": "error", "message": None, "error": text}]
 
 
 def timeline_summary(rows: list[dict]) -> dict:
@@ -151,8 +311,8 @@ def timeline_summary(rows: list[dict]) -> dict:
 
 
 def _pow2(x: float) -> str:
-    """2-এর ঘাত হলে '2^k', নইলে সাধারণ সংখ্যা।"""
-    if x and x > 0 and math.log2(x).is_integer():
+    """2-এর ঘাত হলে '2^k', নইলে সাধারণ সংখ্যা (0 হলে '0')।"""
+    if x and x > 0 and math.isfinite(x) and math.log2(x).is_integer():
         return f"2^{int(math.log2(x))}"
     return f"{x:g}"
 
@@ -168,34 +328,36 @@ def timeline_html(rows: list[dict], policy: str = "pytorch") -> str:
     if policy == "deepspeed":
         text += f", hysteresis খরচ {s['hysteresis']} বার"
     text += (f"। scale ছিল {_pow2(s['min_scale'])} থেকে {_pow2(s['max_scale'])}; শেষে {_pow2(s['final_scale'])}।")
+    if s["min_scale"] == 0:
+        first_zero = next(r["step"] for r in rows if r["scale"] == 0)
+        text += (f"<br><span style='color:{EVENT_STYLE['backoff'][0]}'><b>ধাপ {first_zero}-এ scale 0 হয়ে গেছে।</b>"
+                 "</span> scale রাখা হয় FP32-এ; সবচেয়ে ছোট ধনাত্মক FP32 (subnormal) 2^-149, তার অর্ধেক round হয়ে 0 "
+                 "(underflow)। PyTorch-এর GradScaler-এ scale-এর কোনো নিচের সীমা নেই, তাই এটা সত্যিই ঘটে। তখন "
+                 "loss × 0 = 0, সব gradient 0, আর unscale (÷ 0) সেগুলোকে NaN বানায়: প্রশিক্ষণ আর এগোয় না, আর "
+                 "0-কে দ্বিগুণ করলেও 0 থাকে। প্রায় প্রতি ধাপে overflow মানে মডেলেই inf/NaN আছে — scale দোষী নয়। "
+                 "DeepSpeed এই জন্যই min_loss_scale-এ থামে।")
+    if s["max_scale"] == math.inf:
+        text += ("<br>scale বাড়তে বাড়তে <b>inf</b> হয়েছে: DeepSpeed scale রাখে Python float-এ আর তার ওপরের কোনো "
+                 "সীমা নেই (GradScaler FP32-এ inf হতে দেয় না)। inf scale-এ loss × inf = inf, তাই পরের ধাপেই overflow"
+                 " — আর DeepSpeed নিজের log লাইনে int(inf) লিখতে গিয়ে OverflowError তুলে থেমে যায়। overflow ছাড়া "
+                 "অনেক ধাপ আর খুব ছোট scale window একসঙ্গে হলে এটা ঘটে।")
     if s["error"]:
         first = html.escape(s["error"].splitlines()[0])
         text += f"<br><span style='color:{EVENT_STYLE['error'][0]}'>DeepSpeed থেমে গেছে: <code>{first}</code></span>"
     return f"<p>{text}</p>"
 
 
-def draw_timeline(rows: list[dict], ax=None, label: str | None = None, color: str = "#1f77b4", events: bool = True,
-                  ls: str = "-", lw: float = 2):
-    """scale-এর সময়রেখা আঁকে (log2 অক্ষে), overflow/বাড়া/hysteresis চিহ্নসহ; ax ফেরত দেয় (পাঠ ০২)।"""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 4.5))
-    steps = [r["step"] for r in rows]
-    ax.step(steps, [math.log2(r["scale"]) for r in rows], where="post", color=color, lw=lw, ls=ls, label=label)
-    if events:
-        for event, (c, marker, name) in EVENT_STYLE.items():
-            hit = [r for r in rows if r["event"] == event]
-            if hit:
-                ax.scatter([r["step"] for r in hit], [math.log2(r["scale"]) for r in hit], color=c, marker=marker,
-                           s=45, zorder=3, label=name)
-    ax.set_xlabel("ধাপ (step)")
-    ax.set_ylabel("loss scale (log₂)")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))       # কেবল 2-এর পূর্ণ ঘাত
-    ax.yaxis.set_major_formatter(lambda v, _: f"$2^{{{v:g}}}$")
-    ax.grid(True, alpha=0.3)
-    return ax
+def simulator_view(policy: str, interval: int, hysteresis: int, p_overflow: float, above_log2: int | None,
+                   steps: int, seed: int, figure: bool = True):
+    """simulator-এর একটি অবস্থা: (সারি, সারসংক্ষেপের HTML, চিত্র বা None) — widget যা দেখায় ঠিক তা (পাঠ ০২)।
+    above_log2 = k মানে scale > 2^k হলেই overflow; 0 বা None: এমন সীমা নেই।"""
+    above = 2.0 ** above_log2 if above_log2 else None
+    rows = simulate_timeline(policy, interval, hysteresis, p_overflow, steps, seed, overflow_above=above)
+    fig = None
+    if figure:
+        from .plots import timeline_figure
+        fig = timeline_figure(rows, POLICY_LABELS[policy], above_log2 or None)
+    return rows, timeline_html(rows, policy), fig
 
 
 def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis: int = 2, p_overflow: float = 0.005,
@@ -233,19 +395,10 @@ def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis
 
     def redraw(change=None):
         w_hyst.disabled = w_policy.value != "deepspeed"          # PyTorch-এ hysteresis নেই
-        above = 2.0 ** w_above.value if w_above.value else None
-        rows = simulate_timeline(w_policy.value, w_interval.value, w_hyst.value, w_p.value, w_steps.value,
-                                 w_seed.value, overflow_above=above)
-        summary.value = timeline_html(rows, w_policy.value)
         with out:
             out.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=(9, 4))
-            draw_timeline(rows, ax)
-            if above is not None:
-                ax.axhline(w_above.value, color="#999999", ls=":", lw=1)
-            ax.set_title(POLICY_LABELS[w_policy.value])
-            ax.legend(loc="lower right", fontsize=9)
-            fig.tight_layout()
+            _, summary.value, fig = simulator_view(w_policy.value, w_interval.value, w_hyst.value, w_p.value,
+                                                   w_above.value, w_steps.value, w_seed.value)
             plt.show()
             plt.close(fig)                                  # inline ছাড়া অন্য backend-এ যেন জমে না থাকে
 
@@ -257,4 +410,4 @@ def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis
 
 
 __all__ += ["POLICY_LABELS", "scaler_for_policy", "simulate_timeline", "timeline_summary", "timeline_html",
-            "draw_timeline", "loss_scale_simulator"]
+            "simulator_view", "loss_scale_simulator"]
