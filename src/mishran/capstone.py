@@ -355,6 +355,7 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None) -> dict | No
         torch.cuda.reset_peak_memory_stats(device)
     precision = resolve_precision(config.precision, device.type)
     size = SIZES[config.size]
+    torch.manual_seed(config.seed)            # dropout-এর mask: একই seed-এ একই (resume-এ checkpoint থেকে ফেরে)
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, dropout=config.dropout, **size), seed=config.seed)
     out = {"config": asdict(config), "precision": precision, "device": _device_label(device),
            "num_params": model.num_parameters(), "vocab_size": data.vocab_size,
@@ -505,6 +506,8 @@ def parse_args(argv=None):
     p.add_argument("--eval-chars", type=int, default=None)
     p.add_argument("--warmup", type=int, default=d.warmup)
     p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে")
+    p.add_argument("--deterministic", action="store_true",
+                   help="torch.use_deterministic_algorithms: GPU-তে resume-এর হুবহু তুলনার জন্য")
     p.add_argument("--checkpoint", default=None, help="--save-at step-এ এই ফাইলে checkpoint")
     p.add_argument("--save-at", type=int, default=None)
     p.add_argument("--resume", default=None, help="এই checkpoint থেকে চালু (নতুন process-এ)")
@@ -518,6 +521,9 @@ def main(argv=None) -> dict | None:
     args = parse_args(argv)
     if args.cpu:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")
+    if args.deterministic:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True, warn_only=True)
     on_gpu = torch.cuda.is_available() and not args.cpu
     config = CapstoneConfig(size=args.size or ("gpu" if on_gpu else "tiny"), precision=args.precision,
                             micro_batch=args.micro_batch, accumulation_steps=args.accumulation_steps,
