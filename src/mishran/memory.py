@@ -438,3 +438,63 @@ def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0
 def clone_model(model):
     """একটি মডেলের স্বাধীন কপি (একই শুরুর ওজন দিয়ে কয়েকটি mode মাপতে)।"""
     return copy.deepcopy(model)
+
+
+# ---------------------------------------------------------------- python -m mishran.memory
+
+DEFAULT_RUNS = ("fp32", "amp_fp16", "amp_bf16", "ds_bf16:0", "ds_bf16:1", "ds_bf16:2", "ds_fp16:1", "ds_fp16:2")
+
+
+def main(argv=None) -> list[dict]:
+    """`python -m mishran.memory`: এই যন্ত্রে প্রতিটি mode-এর খাতা ছাপে (পাঠ ০৬-এর মাপ), --json দিলে ফাইলেও লেখে।
+
+    ডিফল্ট মাপ পাঠ ০৬-এর: GPU-তে TinyGPT 6 স্তর × 384, ব্যাচ 32 × 256; CPU-তে 2 স্তর × 64, ব্যাচ 8 × 64।
+    CPU-তে ds_fp16 বাদ যায় (DeepSpeed-এর CPU accelerator FP16 নেয় না)।
+    """
+    import argparse
+    import json
+    import platform
+
+    from .data import CharDataset
+    from .models import GPTConfig, TinyGPT
+
+    cuda = torch.cuda.is_available()
+    p = argparse.ArgumentParser(prog="python -m mishran.memory", description=main.__doc__.splitlines()[0])
+    p.add_argument("--n-layer", type=int, default=6 if cuda else 2)
+    p.add_argument("--n-embd", type=int, default=384 if cuda else 64)
+    p.add_argument("--n-head", type=int, default=6 if cuda else 4)
+    p.add_argument("--block-size", type=int, default=256 if cuda else 64)
+    p.add_argument("--batch", type=int, default=32 if cuda else 8)
+    p.add_argument("--runs", nargs="*", default=list(DEFAULT_RUNS), help="mode বা mode:zero_stage")
+    p.add_argument("--json", default=None, help="ফল এই JSON ফাইলে লেখো")
+    args = p.parse_args(argv)
+    device = "cuda" if cuda else "cpu"
+    data = CharDataset()
+    cfg = GPTConfig(vocab_size=data.vocab_size, block_size=args.block_size, n_layer=args.n_layer,
+                    n_head=args.n_head, n_embd=args.n_embd)
+    x, y = data.get_batch("train", args.batch, args.block_size, device=device,
+                          generator=torch.Generator().manual_seed(0))
+    results = []
+    for run in args.runs:
+        mode, _, stage = run.partition(":")
+        if mode == "ds_fp16" and not cuda:
+            print(f"{run}: বাদ — CPU accelerator FP16 নেয় না")
+            continue
+        led = measure_step(TinyGPT(cfg, seed=0).to(device), (x, y), mode=mode, zero_stage=int(stage or 0))
+        print(led, flush=True)
+        results.append(led.as_dict())
+    meta = {"device": torch.cuda.get_device_name(0) if cuda else platform.processor() or "CPU",
+            "torch": torch.__version__, "config": vars(args)}
+    try:
+        import deepspeed
+        meta["deepspeed"] = deepspeed.__version__
+    except ImportError:
+        meta["deepspeed"] = None
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"meta": meta, "ledgers": results}, f, ensure_ascii=False, indent=1, default=str)
+    return results
+
+
+if __name__ == "__main__":
+    main()
