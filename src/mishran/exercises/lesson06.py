@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from .core import Verdict, blank_verdict, check_number, is_blank, say
 
-__all__ = ["check_fp32_adam_gb", "ACTIVATION_CHOICES", "check_activation_change", "check_zero_stage_that_fits",
-           "PRUNING_CLAIMS", "check_pruning_claim"]
+__all__ = [
+    "ACTIVATION_CHOICES",
+    "PRUNING_CLAIMS",
+    "check_activation_change",
+    "check_fp32_adam_gb",
+    "check_pruning_claim",
+    "check_zero_stage_that_fits",
+]
 
 
 def check_fp32_adam_gb(num_params: float, answer) -> Verdict:
