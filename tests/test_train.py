@@ -283,9 +283,25 @@ def test_the_loop_moves_numbers_to_the_host_only_at_log_steps(monkeypatch, capsy
     monkeypatch.setattr(torch.Tensor, "tolist", counting("tolist", tolist))
     train(model, optimizer, get_batch, TrainConfig(precision="bf16", steps=6, clip_norm=1.0))
     assert calls["item"] == 0
+    assert calls["tolist"] == 2                                     # once at the end: the losses, the norms
     train(model, optimizer, get_batch, TrainConfig(precision="bf16", steps=6, log_every=3))
     assert calls["item"] == 2                                       # steps 0 and 3
     assert capsys.readouterr().out.count("loss") == 2
+    calls.update(item=0, tolist=0)
+    train(model, optimizer, get_batch, TrainConfig(precision="fp16", steps=5), scaler=make_scaler("cpu", "fp16"))
+    # torch's scaler.step reads found_inf once per step (.item()); the loop's own skip detection adds none
+    assert calls["item"] == 5 and calls["tolist"] == 2             # the losses, the scales
+
+
+def test_the_loop_uses_no_private_gradscaler_api(monkeypatch):
+    def private(self, *args, **kwargs):
+        raise AssertionError("train() called GradScaler._get_scale_async")
+
+    monkeypatch.setattr(torch.amp.GradScaler, "_get_scale_async", private)
+    model = TinyLM(dropout=0.0)
+    log = train(model, torch.optim.SGD(model.parameters(), lr=0.1), batches(torch.Generator().manual_seed(0)),
+                TrainConfig(precision="fp16", steps=3, clip_norm=1.0), scaler=make_scaler("cpu", "fp16"))
+    assert log.scales == [65536.0] * 3 and log.skipped == []
 
 
 def test_progress_bar_and_log_lines(capsys):
@@ -358,8 +374,7 @@ def test_loss_fn_serves_models_that_return_only_logits():
 
 
 def test_trains_the_course_tinygpt_on_the_bengali_corpus():
-    models = pytest.importorskip("mishran.models")
-    data = pytest.importorskip("mishran.data")
+    from mishran import data, models
     dataset = data.CharDataset()
     model = models.TinyGPT(models.GPTConfig(vocab_size=dataset.vocab_size, block_size=16), seed=0)
     gen = torch.Generator().manual_seed(0)
@@ -367,3 +382,40 @@ def test_trains_the_course_tinygpt_on_the_bengali_corpus():
                 lambda: dataset.get_batch("train", 8, 16, generator=gen),
                 TrainConfig(precision="bf16", steps=12, accumulation_steps=2, clip_norm=1.0))
     assert log.losses[-1] < log.losses[0] - 0.5
+
+
+# ------------------------------------------------------------------ DDP: allreduce only at the boundary
+
+@pytest.fixture
+def one_process_group(monkeypatch):
+    """A real gloo process group of one rank; destroyed afterwards, the environment restored."""
+    import torch.distributed as dist
+
+    from mishran.util import free_port
+    if dist.is_initialized():
+        pytest.skip("a process group is already running in this process")
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", str(free_port()))
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("accum", [1, 4])
+def test_ddp_allreduces_once_per_optimizer_step_not_per_micro_step(one_process_group, accum):
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.manual_seed(0)
+    model = DDP(Regression())
+    calls = []
+
+    def counting_allreduce(state, bucket):
+        calls.append(bucket.index())
+        return default_hooks.allreduce_hook(state, bucket)
+
+    model.register_comm_hook(None, counting_allreduce)
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    log = train(model, torch.optim.SGD(model.parameters(), lr=0.1), lambda: (x, y),
+                TrainConfig(steps=3, accumulation_steps=accum))
+    assert len(calls) == 3 and len(log.losses) == 3                 # one bucket, one allreduce per step

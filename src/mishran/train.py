@@ -10,6 +10,8 @@ nanoGPT-এর train.py-র মতো একটাই loop, উপর থেক�
 """
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import random
 import time
@@ -20,10 +22,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-__all__ = ["PRECISIONS", "TrainConfig", "TrainLog", "autocast_for", "make_scaler", "train",
-           "save_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
+from .formats import PRECISIONS
 
-PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+__all__ = ["PRECISIONS", "TrainConfig", "TrainLog", "StepBookkeeper", "autocast_for", "make_scaler", "train",
+           "save_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
 
 
 def _check_precision(precision: str) -> torch.dtype:
@@ -175,6 +177,70 @@ def _check_amp(model, config: TrainConfig, scaler, device: torch.device) -> None
                       "precision='fp16' নাও (no native BF16 on this GPU)।", stacklevel=3)
 
 
+class StepBookkeeper:
+    """train()-এর হিসাবের খাতা: loop যাতে nanoGPT-এর মতো সোজা পড়া যায়, বাকি সব এখানে (পাঠ ০৩, ০৪)।
+
+    দুটি কাজ, দুটিই loop-এর বাইরে রাখার মতো:
+    - DDP-তে no_sync: `sync(micro, accum)` শেষ micro-step ছাড়া বাকিগুলোতে model.no_sync() দেয়, তাই
+      allreduce হয় প্রতি optimizer step-এ একবার (পাঠ ০৪)। DDP ছাড়া মডেলে কিছুই করে না।
+    - বাদ-পড়া ধাপ (skipped step) চেনা, sync ছাড়া: প্রতিটি step-এর পরে scale টুকে রাখে GradScaler-এর public
+      `scaler.scale(১)` দিয়ে — একটি device tensor, host-এ আনা হয় না। update() inf/NaN পেলে scale কমায়
+      (× backoff_factor < 1), নইলে একই রাখে বা বাড়ায়; তাই step-এর পরের scale আগেরটার চেয়ে ছোট ⇔ সেই step
+      বাদ পড়েছে। তুলনা হয় loop শেষে একবারে।
+    আর টুকে রাখে প্রতি step-এর loss, সময়-চিহ্ন আর clipping-এর আগের norm — সব device-এ, host-এ আসে শুধু log-এর
+    step-এ আর শেষে।
+    """
+
+    def __init__(self, model, scaler, device: torch.device, precision: str, start_step: int):
+        self.model, self.scaler, self.device = model, scaler, device
+        self.log = TrainLog(precision, start_step, scaler=scaler)
+        self._one = torch.ones((), device=device)
+        self.losses, self.norms, self.marks = [], [], [_mark(device.type)]
+        self.scales = [self._scale_now()] if scaler.is_enabled() else []   # [শুরুর scale, প্রতি step-এর পরে ...]
+        self._logged = 0
+
+    def _scale_now(self) -> torch.Tensor:
+        return self.scaler.scale(self._one).detach()      # = scale, device tensor; get_scale() করলে sync হতো
+
+    def sync(self, micro: int, accum: int):
+        """micro-step-এর context: DDP-তে শেষটি ছাড়া no_sync() (gradient জমে, allreduce হয় না)।"""
+        if micro == accum - 1 or not hasattr(self.model, "no_sync"):
+            return contextlib.nullcontext()
+        return self.model.no_sync()
+
+    def end_step(self, step_loss: torch.Tensor, grad_norm: torch.Tensor | None) -> None:
+        """optimizer step আর scaler.update()-এর পরে: loss, norm, সময় আর নতুন scale টুকে রাখে (host-এ আনে না)।"""
+        self.losses.append(step_loss)
+        if grad_norm is not None:
+            self.norms.append(grad_norm.detach())
+        if self.scales:
+            self.scales.append(self._scale_now())
+        self.marks.append(_mark(self.device.type))
+
+    def log_line(self, step: int) -> str:
+        """শেষ log থেকে এ পর্যন্ত গড় সময়সহ এক লাইন; এখানেই (আর loop শেষে) সংখ্যা host-এ আসে।"""
+        done = len(self.losses)
+        ms = 1000 * _seconds(self.marks[self._logged], self.marks[done]) / (done - self._logged)
+        self._logged = done
+        line = f"step {step}: loss {self.losses[-1].item():.4f}, {ms:.1f} ms/step"
+        if self.scales:
+            line += f", scale {self.scales[-1].item():g}"
+        return line
+
+    def finish(self) -> TrainLog:
+        """loop শেষে একবারই সব host-এ আনে, আর বাদ-পড়া ধাপগুলো চেনে (scale কমেছে ⇔ ধাপ বাদ)।"""
+        log = self.log
+        log.losses = torch.stack(self.losses).tolist() if self.losses else []
+        log.step_times = [_seconds(a, b) for a, b in itertools.pairwise(self.marks)]
+        log.grad_norms = torch.stack(self.norms).tolist() if self.norms else []
+        if len(self.scales) > 1:
+            scales = torch.stack(self.scales).tolist()       # scales[i]: step i-এর loss যে scale-এ গুণ হয়েছিল
+            log.scales = scales[:-1]
+            log.skipped = [log.start_step + i for i, (before, after) in enumerate(itertools.pairwise(scales))
+                           if after < before]
+        return log
+
+
 def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
           loss_fn=None) -> TrainLog:
     """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
@@ -184,76 +250,39 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     resume করতে: step = load_checkpoint(...); train(..., scaler=scaler, start_step=step)।
     accumulation-এ প্রতিটি micro-batch-এর loss accumulation_steps দিয়ে ভাগ হয়: এটা ঠিক তখনই, যখন সব
     micro-batch সমান মাপের আর loss প্রতি উদাহরণের গড়। অসমান মাপ বা token-সংখ্যার ওজন ঠিক করা পাঠ ০৪-এ।
+    মডেল DDP হলে শেষ micro-step ছাড়া বাকিগুলো no_sync()-এ চলে (StepBookkeeper দেখো)।
     """
     device = _check_device(model, config)
     scaler = scaler if scaler is not None else make_scaler(device, config.precision)
     _check_amp(model, config, scaler, device)
-    ctx = autocast_for(device, config.precision)
+    ctx = autocast_for(device, config.precision)     # fp32-এ বন্ধ; fp16/bf16-এ matmul নিচু precision-এ
     accum = config.accumulation_steps
-    log = TrainLog(config.precision, start_step, scaler=scaler)
-    losses, scales, norms, marks = [], [], [], [_mark(device.type)]   # সব device-এই থাকে; host-এ আসে পরে
-    logged = 0                                  # শেষ log পর্যন্ত কয়টি step
+    book = StepBookkeeper(model, scaler, device, config.precision, start_step)
     bar = tqdm(range(start_step, start_step + config.steps), disable=not config.progress, desc=config.precision)
     model.train()
     for step in bar:
-        step_loss = torch.zeros((), device=device)
-        for _ in range(accum):
+        step_loss = torch.zeros((), device=device)          # device-এই জমে; .item() নেই, তাই sync নেই
+        for micro in range(accum):
             x, y = get_batch()
             x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-            with ctx:                           # matmul-গুলো নিচু precision-এ; softmax, loss FP32-এ থাকে
-                if loss_fn is None:
-                    _, loss = model(x, y)
-                else:
-                    loss = loss_fn(model(x), y)
-            # gradient প্রতিটি backward-এ যোগ হয়; আমরা চাই বড় batch-এর গড়, তাই প্রতিটি loss-কে accum দিয়ে ভাগ।
-            loss = loss / accum
-            step_loss += loss.detach()          # .item() নয়: device-এই জমে, sync হয় না
-            # প্রতিটি micro-step-এই scale: না হলে সেই backward-এর FP16 gradient underflow করে শূন্য হতে পারে।
-            scaler.scale(loss).backward()
-        # --- accumulation-এর সীমানা: এখানেই, এবং শুধু এখানেই, optimizer-এর কাজ ---
-        if scaler.is_enabled():
-            # এই step-এর loss যে scale দিয়ে গুণ হয়েছিল (device tensor; get_scale() করলে sync হতো)।
-            scales.append(scaler._get_scale_async().detach().clone())
+            with book.sync(micro, accum):                   # DDP: allreduce শুধু শেষ micro-step-এ
+                with ctx:
+                    loss = model(x, y)[1] if loss_fn is None else loss_fn(model(x), y)
+                    loss = loss / accum                     # বড় batch-এর গড়: প্রতিটি অংশ ÷ accum
+                scaler.scale(loss).backward()               # প্রতিটি micro-step-এ scale, নইলে FP16 underflow
+            step_loss += loss.detach()
+        grad_norm = None
         if config.clip_norm is not None:
-            # আগে unscale_: gradient আসল এককে ফেরে, তাই norm আর clip_norm একই এককে। উল্টো ক্রমে
-            # ক্লিপ হতো scale-গুণ gradient, অর্থাৎ আসলে clip_norm / scale-এ।
-            scaler.unscale_(optimizer)
-            norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm).detach())
-        # gradient-এ inf/NaN থাকলে optimizer.step() বাদ পড়ে (fp16)। সেটা জানতে scaler.step নিজেই একবার sync করে
-        # (found_inf.item()); এটা torch-এর, আমাদের loop বাড়তি কিছু যোগ করে না। fp32/bf16-এ scaler বন্ধ: কোনো sync নেই।
-        scaler.step(optimizer)
-        scaler.update()             # inf/NaN পেলে scale অর্ধেক; না পেলে growth_interval পরপর দ্বিগুণ
-        optimizer.zero_grad(set_to_none=True)   # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
-        losses.append(step_loss)
-        marks.append(_mark(device.type))
-
+            scaler.unscale_(optimizer)                      # আগে আসল এককে ফেরাও, তারপর clip
+            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
+        scaler.step(optimizer)                              # gradient-এ inf/NaN থাকলে (fp16) step বাদ
+        scaler.update()                                     # inf/NaN পেলে scale অর্ধেক, নইলে মাঝে মাঝে দ্বিগুণ
+        optimizer.zero_grad(set_to_none=True)               # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
+        book.end_step(step_loss, grad_norm)
         if config.log_every and step % config.log_every == 0:
-            # log-এর step-এ, শুধু এখানেই, device থেকে সংখ্যা host-এ আনা হয় (sync)।
-            done = len(losses)
-            ms = 1000 * _seconds(marks[logged], marks[done]) / (done - logged)
-            logged = done
-            line = f"step {step}: loss {step_loss.item():.4f}, {ms:.1f} ms/step"
-            if scales:
-                line += f", scale {scales[-1].item():g}"
-            if config.progress:
-                bar.write(line)
-            else:
-                print(line)
+            (bar.write if config.progress else print)(book.log_line(step))
     bar.close()
-
-    # loop শেষে একবারই সব host-এ আনা।
-    log.losses = torch.stack(losses).tolist() if losses else []
-    log.step_times = [_seconds(a, b) for a, b in zip(marks, marks[1:])]
-    log.grad_norms = torch.stack(norms).tolist() if norms else []
-    if scales:
-        # বাদ-পড়া ধাপ (skipped step) চেনার উপায়, sync ছাড়া: update() inf/NaN পেলে scale কমায় (× backoff_factor = 0.5),
-        # না পেলে scale একই থাকে বা বাড়ে। তাই step-এর পরের scale আগেরটার চেয়ে ছোট ⇔ সেই step বাদ পড়েছে।
-        after = scales[1:] + [scaler._get_scale_async().detach().clone()]
-        used = torch.stack(scales)
-        went_down = torch.stack(after) < used
-        log.scales = used.tolist()
-        log.skipped = [start_step + i for i, down in enumerate(went_down.tolist()) if down]
-    return log
+    return book.finish()
 
 
 # ---------------------------------------------------------------- checkpoint (পাঠ ০৩)
