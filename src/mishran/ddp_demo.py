@@ -9,6 +9,19 @@
 process-এর সঙ্গে, যে প্রতি step-এ পুরো global batch একবারে দেখে; আর দেখে সব rank-এর ওজন এক কি না।
 ফল এক লাইনের JSON হিসেবে stdout-এ ছাপা হয়; নোটবুক সেটা পড়ে `assert` করে।
 
+টোকেন-ভারে গড় (token weighting, TOKEN_MODES): micro-batch-গুলোয় টোকেন (এখানে বৈধ নমুনা) সংখ্যা আলাদা হলে
+ঠিক loss = সব rank আর সব micro-step মিলিয়ে টোকেন-প্রতি loss-এর যোগফল ÷ মোট টোকেন। DDP কিন্তু gradient-এর
+rank-গড় নেয় (world size দিয়ে ভাগ করে), তাই প্রতি rank-এ loss-কে "মোট টোকেন" দিয়ে ভাগ করলে world size দিয়ে গুণও
+করতে হয়। report["token_weighting"] তিনটি উপায় মেলায় এক process-এর global batch-এর gradient-এর সঙ্গে।
+
+শেষের ক্রম (কেন lesson 04-এর ডেমো কখনো SIGABRT-এ মরত): TCPStore (MASTER_PORT-এর ঠিকানা-বই) এখন চালায় parent
+process, port 0 দিয়ে — port নিজেই বেছে নেয়, তাই "খালি port খুঁজে ছেড়ে দেওয়া আর store-এর তা ধরা"-র মাঝের
+ফাঁকে অন্য কেউ port নিয়ে নিতে পারে না, আর store বেঁচে থাকে দুই worker শেষ হওয়া পর্যন্ত। worker-রা শেষে একসঙ্গে
+barrier-এ মেলে, destroy_process_group() ডাকে, তারপর os._exit(0)-এ বেরোয়। কারণ: DDP process group-এর Python
+reference রেখে দেয় যা destroy_process_group() ছাড়ে না (torch 2.x-এ মাপা: প্রতি DDP-তে +10), তাই gloo-র thread
+(pt_gloo_runloop, gloo_tcp_loop) বেঁচে থাকে; স্বাভাবিক interpreter shutdown তখন সেই thread-গুলোর সঙ্গে পাল্লা দেয়
+আর কখনো কখনো `terminate called without an active exception`। os._exit সেই shutdown-টাই এড়ায়।
+
 ডেমো ইচ্ছে করে gloo আর CPU-তে: GPU মেশিনেও একই কোড চলে। কয়েকটি GPU থাকলে এখানে backend "nccl" আর
 প্রতি rank-এ নিজের GPU (`torch.cuda.set_device(rank)`) দিলেই হয়; এক GPU-তে দুই NCCL rank চলে না।
 """
@@ -22,6 +35,7 @@ import sys
 import tempfile
 import time
 from contextlib import nullcontext
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
@@ -31,14 +45,14 @@ from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .data import synthetic_regression
-from .ds import free_port          # MASTER_PORT-এর জন্য খালি port — পাঠ ০৫-এর set-up-ও এটাই ব্যবহার করে
 from .models import MLP
 
-__all__ = ["MODES", "global_batches", "train_single", "run"]
+__all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradients", "token_masks", "train_single"]
 
 D_IN, D_HIDDEN = 8, 32
 LR = 0.05
 SEED = 0
+STORE_TIMEOUT = timedelta(seconds=120)   # ব্যস্ত যন্ত্রে দুই process-এর দেখা হতে যতক্ষণ অপেক্ষা
 
 
 def global_batches(steps: int, accum: int, micro: int, world: int):
@@ -71,11 +85,50 @@ def train_single(steps: int, accum: int, micro: int, world: int) -> torch.nn.Mod
     return model
 
 
-MODES = {
+SYNC_MODES = {
     "no_sync": "প্রথম k-1টি micro-step no_sync()-এ, শেষটিতে sync (ঠিক)",
     "sync_every_micro_step": "প্রতিটি micro-step-এ sync (ঠিক ফল, কিন্তু k গুণ যোগাযোগ)",
     "never_sync": "সব micro-step no_sync()-এ (ভুল: process-গুলো আলাদা হয়ে যায়)",
 }
+MODES = SYNC_MODES  # TEMP-SHIM: notebook 04 imports MODES; use SYNC_MODES
+
+TOKEN_MODES = {
+    "micro_mean": "প্রতি micro-batch-এর নিজের টোকেন-গড় ÷ k (ভুল, যখন micro-batch-এ টোকেন সংখ্যা আলাদা)",
+    "global_count": "টোকেন-loss-এর যোগফল ÷ সব rank-এর মোট টোকেন (ভুল: DDP-র rank-গড়ে আরও world size গুণ ছোট)",
+    "global_count_times_world": "টোকেন-loss-এর যোগফল × world size ÷ সব rank-এর মোট টোকেন (ঠিক)",
+}
+
+
+def token_masks(steps: int, accum: int, micro: int, world: int):
+    """প্রতি step-এর global batch-এর প্রতিটি নমুনা 'টোকেন' কি না (1) নাকি padding (0)।
+
+    ভাষার মডেলে বাক্যের দৈর্ঘ্য আলাদা, তাই micro-batch-এ বৈধ টোকেনের সংখ্যাও আলাদা; এখানে প্রতিটি micro-batch-এ
+    1 থেকে micro-র মধ্যে একটি এলোমেলো (কিন্তু seed-বাঁধা) সংখ্যক নমুনা বৈধ। ক্রম global_batches-এর মতোই।
+    """
+    g = torch.Generator().manual_seed(SEED + 1)
+    masks = []
+    for _ in range(steps):
+        counts = torch.randint(1, micro + 1, (world * accum,), generator=g)
+        masks.append(torch.cat([(torch.arange(micro) < c).float() for c in counts]).unsqueeze(1))
+    return masks
+
+
+def _masked_sum(pred, y, mask):
+    return (mask * (pred - y) ** 2).sum()
+
+
+def single_gradients(steps: int, accum: int, micro: int, world: int):
+    """মাপকাঠি: এক process, step 1-এর global batch-এ টোকেন-গড় loss-এর gradient আর steps ধাপ পরের ওজন।"""
+    model = _new_model()
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    first = None
+    for (xb, yb), mask in zip(global_batches(steps, accum, micro, world), token_masks(steps, accum, micro, world)):
+        (_masked_sum(model(xb), yb, mask) / mask.sum()).backward()
+        if first is None:
+            first = [p.grad.detach().clone() for p in model.parameters()]
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    return first, [p.detach() for p in model.parameters()]
 
 
 def _train_ddp(rank: int, world: int, steps: int, accum: int, micro: int, mode: str):
@@ -108,6 +161,41 @@ def _train_ddp(rank: int, world: int, steps: int, accum: int, micro: int, mode: 
     return model.module, count["allreduce"], count["syncs"]
 
 
+def _train_ddp_tokens(rank: int, world: int, steps: int, accum: int, micro: int, mode: str):
+    """DDP + accumulation + টোকেন-ভার (no_sync সহ)। ফেরত: (step 1-এর gradient, শেষের ওজন)।"""
+    model = DDP(_new_model())
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    first = None
+    for (xb, yb), mask in zip(global_batches(steps, accum, micro, world), token_masks(steps, accum, micro, world)):
+        shards = [(*_shard(xb, yb, rank, world, accum, j), _shard(mask, mask, rank, world, accum, j)[0])
+                  for j in range(accum)]
+        n_tokens = torch.stack([m.sum() for _, _, m in shards]).sum()
+        dist.all_reduce(n_tokens)                  # সব rank-এর মোট টোকেন: প্রতি step-এ একটি ছোট allreduce
+        for j, (x, y, m) in enumerate(shards):
+            with model.no_sync() if j < accum - 1 else nullcontext():
+                if mode == "micro_mean":
+                    loss = _masked_sum(model(x), y, m) / m.sum() / accum
+                elif mode == "global_count":
+                    loss = _masked_sum(model(x), y, m) / n_tokens
+                else:                              # DDP পরে world দিয়ে ভাগ করবে, তাই আগেই world দিয়ে গুণ
+                    loss = _masked_sum(model(x), y, m) * world / n_tokens
+                loss.backward()
+        if first is None:
+            first = [p.grad.detach().clone() for p in model.parameters()]
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    weights = [p.detach().clone() for p in model.module.parameters()]
+    del model                                      # DDP-র Reducer এখনই ছাড়ি
+    return first, weights
+
+
+def _compare(got, ref) -> dict:
+    norm = lambda ts: torch.sqrt(sum((t.double() ** 2).sum() for t in ts)).item()
+    return {"max_abs_diff_vs_single": max((a - b).abs().max().item() for a, b in zip(got, ref)),
+            "matches_single": all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(got, ref)),
+            "norm_ratio_vs_single": norm(got) / norm(ref)}
+
+
 def _same_on_all_ranks(tensors) -> bool:
     """rank 0-এর tensor সবার কাছে পাঠিয়ে মেলাই; সব rank-এ মিললে তবেই True।"""
     same = True
@@ -121,8 +209,6 @@ def _same_on_all_ranks(tensors) -> bool:
 
 
 def _worker(rank: int, world: int, port: int, steps: int, accum: int, micro: int, out_path: str):
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
     # সব process এক মেশিনে: gloo-কে loopback-এই কথা বলতে দিই। নইলে সে hostname থেকে interface খোঁজে,
     # আর কিছু container-এ সেই ঠিকানায় পৌঁছানো যায় না (connectFullMesh failed)।
     if "GLOO_SOCKET_IFNAME" not in os.environ and hasattr(socket, "if_nameindex"):
@@ -131,33 +217,61 @@ def _worker(rank: int, world: int, port: int, steps: int, accum: int, micro: int
         if loopback:
             os.environ["GLOO_SOCKET_IFNAME"] = loopback
     torch.set_num_threads(1)                 # দুই process, দুই core: একে অপরের সঙ্গে কাড়াকাড়ি নয়
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    # store চালায় parent (run()); এখানে শুধু তার client
+    store = dist.TCPStore("127.0.0.1", port, world_size=world, is_master=False, timeout=STORE_TIMEOUT)
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=STORE_TIMEOUT)
     try:
         results = {}
-        for mode in MODES:
+        for mode in SYNC_MODES:
             model, n_allreduce, syncs = _train_ddp(rank, world, steps, accum, micro, mode)
             weights = [p.detach().clone() for p in model.parameters()]
             results[mode] = {"allreduce": n_allreduce, "syncs": syncs, "weights": weights,
                              "ranks_agree": _same_on_all_ranks(weights)}
+        tokens = {mode: _train_ddp_tokens(rank, world, steps, accum, micro, mode) for mode in TOKEN_MODES}
         if rank == 0:
             ref = [p.detach() for p in train_single(steps, accum, micro, world).parameters()]
+            ref_grad, ref_weights = single_gradients(steps, accum, micro, world)
             report = {"world_size": world, "backend": dist.get_backend(), "steps": steps, "accum": accum,
                       "micro": micro, "global_batch": micro * accum * world}
             for mode, r in results.items():
-                report[mode] = {
-                    "allreduce": r["allreduce"], "syncs": r["syncs"], "ranks_agree": r["ranks_agree"],
-                    "max_abs_diff_vs_single": max((a - b).abs().max().item() for a, b in zip(r["weights"], ref)),
-                    "matches_single": all(torch.allclose(a, b, rtol=1e-5, atol=1e-6)
-                                          for a, b in zip(r["weights"], ref)),
-                }
+                c = _compare(r["weights"], ref)
+                report[mode] = {"allreduce": r["allreduce"], "syncs": r["syncs"], "ranks_agree": r["ranks_agree"],
+                                "max_abs_diff_vs_single": c["max_abs_diff_vs_single"],
+                                "matches_single": c["matches_single"]}
+            report["token_weighting"] = {
+                mode: {"grad_norm_ratio_vs_single": _compare(grad, ref_grad)["norm_ratio_vs_single"],
+                       "grad_matches_single": _compare(grad, ref_grad)["matches_single"],
+                       "weights_match_single": _compare(weights, ref_weights)["matches_single"],
+                       "max_abs_weight_diff_vs_single": _compare(weights, ref_weights)["max_abs_diff_vs_single"]}
+                for mode, (grad, weights) in tokens.items()}
             with open(out_path, "w", encoding="utf-8") as f:
                 json.dump(report, f)
+        dist.barrier()                       # rank 0 ফল লিখে ফেলেছে; সবাই একসঙ্গে শেষ করি
     finally:
         dist.destroy_process_group()
+    # DDP process group-এর reference ধরে রাখে, তাই gloo-র thread এখনো চলছে; interpreter shutdown-এ সেগুলোর
+    # সঙ্গে পাল্লায় কখনো SIGABRT হয়। কাজ শেষ, ফল লেখা হয়ে গেছে: shutdown ছাড়াই বেরোই (ওপরের docstring দেখো)।
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _spawn(world: int, args: tuple) -> None:
+    """parent-এ TCPStore (port 0: OS একটি খালি port দেয়, ধরে রাখে), তারপর world টি worker।"""
+    store = dist.TCPStore("127.0.0.1", 0, world_size=None, is_master=True, wait_for_workers=False,
+                          timeout=STORE_TIMEOUT)
+    try:
+        mp.spawn(_worker, args=(world, store.port, *args), nprocs=world, join=True)
+    finally:
+        del store
 
 
 def run(steps: int = 3, accum: int = 4, micro: int = 8, world: int = 2) -> dict:
-    """world টি process চালিয়ে ফলের dict ফেরত দেয় (নোটবুক এটা subprocess-এ `-m` দিয়ে চালায়)।"""
+    """world টি process চালিয়ে ফলের dict ফেরত দেয় (নোটবুক এটা subprocess-এ `-m` দিয়ে চালায়)।
+
+    process group চালু না হলে বা কোনো worker মরে গেলে (যেমন ব্যস্ত যন্ত্রে সংযোগের সময় পেরিয়ে গেলে) একবার নতুন
+    store আর port নিয়ে আবার চেষ্টা করে; report["attempts"] বলে কয়বার লাগল।
+    """
     if steps < 1 or accum < 1 or micro < 1 or world < 1:
         raise ValueError("steps, accum, micro, world সবই অন্তত ১ হতে হবে (must be >= 1)")
     t0 = time.perf_counter()
@@ -165,12 +279,12 @@ def run(steps: int = 3, accum: int = 4, micro: int = 8, world: int = 2) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             out_path = os.path.join(tmp, "result.json")
             try:
-                mp.spawn(_worker, args=(world, free_port(), steps, accum, micro, out_path), nprocs=world, join=True)
-            except Exception as err:         # যেমন port ততক্ষণে অন্য কেউ নিয়ে নিয়েছে (EADDRINUSE)
+                _spawn(world, (steps, accum, micro, out_path))
+            except Exception as err:
                 if attempt == 2:
                     raise
-                print(f"process group চালু হয়নি ({type(err).__name__}: {str(err)[-300:]}); নতুন port-এ আরেকবার।",
-                      file=sys.stderr)
+                print(f"process group চালু হয়নি বা একটি process মরে গেছে ({type(err).__name__}: "
+                      f"{str(err)[-300:]}); নতুন port-এ আরেকবার।", file=sys.stderr)
                 continue
             with open(out_path, encoding="utf-8") as f:
                 report = json.load(f)
