@@ -29,11 +29,11 @@ import pytest
 
 jupyter_client = pytest.importorskip("jupyter_client")
 pytest.importorskip("ipykernel")
-from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import colab
+import colab  # noqa: E402
 
 CACHE = Path(os.environ.get("MISHRAN_COLAB_TEST_CACHE", "/tmp/mishran-colab-test"))
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -194,7 +194,8 @@ def lesson_cells(path):
 
 
 CHECK_COURSE = ("import matplotlib, mishran, sys\n"
-                "print('MPL', matplotlib.__version__, 'FROM', mishran.__file__, 'COLAB', 'google.colab' in sys.modules)")
+                "print('MPL', matplotlib.__version__, 'FROM', mishran.__file__,\n"
+                "      'COLAB', 'google.colab' in sys.modules)")
 
 
 def assert_course_is_the_installed_one(text, runtime):

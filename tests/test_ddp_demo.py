@@ -73,7 +73,7 @@ def test_token_masks_really_vary_and_match_the_single_process_reference():
     loss = ((model(x) - y) ** 2 * m).sum() / m.sum()
     by_hand = torch.autograd.grad(loss, list(model.parameters()))
     first, _ = single_gradients(3, 4, 8, 2)
-    assert all(torch.allclose(a, b) for a, b in zip(first, by_hand))
+    assert all(torch.allclose(a, b) for a, b in zip(first, by_hand, strict=True))
 
 
 # ---- the retry (issue 8) -------------------------------------------------------------------------------------

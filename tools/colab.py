@@ -142,8 +142,9 @@ def colab_setup(src, lesson, python=sys.executable, fp8_gpu=None):
         pip = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if pip.returncode != 0:
             return ("কোর্স ইনস্টল হলো না (pip install failed)। pip-এর শেষ কথা:\n" + _tail(pip.stderr + pip.stdout)
-                    + "\n\nকী করবে: ইন্টারনেট সংযোগ আছে কি না দেখো, তারপর এই ঘর আবার চালাও। বারবার হলে Runtime → Disconnect and delete runtime, তারপর নতুন করে "
-                    "শুরু। আরও: docs/troubleshooting.md, অংশ ৫.৩।"), True
+                    + "\n\nকী করবে: ইন্টারনেট সংযোগ আছে কি না দেখো, তারপর এই ঘর আবার চালাও। বারবার হলে "
+                    "Runtime → Disconnect and delete runtime, তারপর নতুন করে শুরু। "
+                    "আরও: docs/troubleshooting.md, অংশ ৫.৩।"), True
         marker.write_text(commit + "\n", encoding="utf-8")
         what = "ইনস্টল হলো" if installed is None else "হালনাগাদ হলো"
         lines.append(f"কোর্স {what} (commit {commit[:7]})" + (f", সঙ্গে {', '.join(extras + packages)}"

@@ -122,7 +122,8 @@ def single_gradients(steps: int, accum: int, micro: int, world: int):
     model = _new_model()
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     first = None
-    for (xb, yb), mask in zip(global_batches(steps, accum, micro, world), token_masks(steps, accum, micro, world)):
+    for (xb, yb), mask in zip(global_batches(steps, accum, micro, world), token_masks(steps, accum, micro, world),
+                                 strict=True):
         (_masked_sum(model(xb), yb, mask) / mask.sum()).backward()
         if first is None:
             first = [p.grad.detach().clone() for p in model.parameters()]
@@ -166,7 +167,8 @@ def _train_ddp_tokens(rank: int, world: int, steps: int, accum: int, micro: int,
     model = DDP(_new_model())
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     first = None
-    for (xb, yb), mask in zip(global_batches(steps, accum, micro, world), token_masks(steps, accum, micro, world)):
+    for (xb, yb), mask in zip(global_batches(steps, accum, micro, world), token_masks(steps, accum, micro, world),
+                                 strict=True):
         shards = [(*_shard(xb, yb, rank, world, accum, j), _shard(mask, mask, rank, world, accum, j)[0])
                   for j in range(accum)]
         n_tokens = torch.stack([m.sum() for _, _, m in shards]).sum()
@@ -190,9 +192,12 @@ def _train_ddp_tokens(rank: int, world: int, steps: int, accum: int, micro: int,
 
 
 def _compare(got, ref) -> dict:
-    norm = lambda ts: torch.sqrt(sum((t.double() ** 2).sum() for t in ts)).item()
-    return {"max_abs_diff_vs_single": max((a - b).abs().max().item() for a, b in zip(got, ref)),
-            "matches_single": all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(got, ref)),
+    def norm(ts):
+        return torch.sqrt(sum((t.double() ** 2).sum() for t in ts)).item()
+
+    pairs = list(zip(got, ref, strict=True))
+    return {"max_abs_diff_vs_single": max((a - b).abs().max().item() for a, b in pairs),
+            "matches_single": all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in pairs),
             "norm_ratio_vs_single": norm(got) / norm(ref)}
 
 

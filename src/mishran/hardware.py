@@ -225,7 +225,9 @@ class DeviceReport:
         return needs_loss_scaling(self.recommended_dtype)
 
     def lines(self) -> list[str]:
-        yes = lambda b: "আছে" if b else "নেই"
+        def yes(b):
+            return "আছে" if b else "নেই"
+
         cap = f"sm_{self.capability[0]}{self.capability[1]}" if self.capability else "—"
         dtype = str(self.recommended_dtype).replace("torch.", "")
         out = [f"ডিভাইস (device): {self.device} — {self.name}",
