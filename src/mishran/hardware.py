@@ -11,13 +11,14 @@ gpu_capability(), device_name()।
 """
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import os
 import platform
 from dataclasses import dataclass, field
 
 import torch
+
+from .util import package_version
 
 __all__ = [
     "FEATURES",
@@ -185,13 +186,6 @@ def _cpu_has_bf16_instructions() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
-def _version(package: str) -> str | None:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 @dataclass
 class DeviceReport:
     """device_report()-এর ফল; print করলে বাংলায় পড়া যায়।"""
@@ -259,7 +253,8 @@ def device_report(device: str | None = None) -> DeviceReport:
     """এই মেশিনের বিবরণ (পাঠ ০০)। GPU থাকলে প্রথম GPU-টি দেখে।"""
     device = device or default_device()
     notes = []
-    common = {"colab": is_colab(), "torch_version": torch.__version__, "deepspeed_version": _version("deepspeed")}
+    common = {"colab": is_colab(), "torch_version": torch.__version__,
+              "deepspeed_version": package_version("deepspeed")}
     if device == "cpu":
         name = platform.processor() or platform.machine() or "CPU"
         simd = torch.backends.cpu.get_cpu_capability()
