@@ -1,65 +1,91 @@
 # মিশ্রণ — two commands do everything: `make lab` and `make test`.
 PYTHON ?= python3
 VENV   ?= .venv
-# Which torch to install. Users get any torch >= 2.4; CI sets TORCH_SPEC=torch==2.13.0 (the CPU build on disk).
+# Which torch to install. Users get any torch >= 2.11 (tested: docs/versions.md); CI sets TORCH_SPEC=torch==2.13.0 (the CPU build on disk).
 # Extra pip arguments for torch alone, e.g. TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu".
-TORCH_SPEC ?= torch>=2.4
+TORCH_SPEC ?= torch>=2.11
 TORCH_PIP_ARGS ?=
 PY  := $(VENV)/bin/python
 PIP := $(PY) -m pip
 FIRST_LESSON := notebooks/00_orientation.ipynb
 LINT := ../shared/tools/course_lint.py
-# Extra JupyterLab options, e.g. LAB_ARGS="--no-browser --port 8899". As root (a container), Jupyter needs --allow-root.
-LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+# Extra JupyterLab options, e.g. LAB_ARGS="--no-browser --port 8899". As root (a container), Jupyter needs
+# --allow-root: added separately, so it stays whatever LAB_ARGS says.
+LAB_ARGS ?=
+ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+# What was asked for torch; a change re-runs the torch step (and says so).
+TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
 
-.PHONY: lab test unit notebooks lint clean-notebooks colab help student
+.PHONY: lab test unit notebooks lint clean-notebooks colab help student lint-code python-check FORCE
 
-help:
-	@echo "make lab   — .venv তৈরি/হালনাগাদ করে JupyterLab খোলে (lesson 00)"
-	@echo "make test  — unit tests + nbval দিয়ে সব notebook চালায়"
+help:  ## এই তালিকা: প্রতিটি target আর সে কী করে
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## /\1\t/' | \
+	awk -F'\t' '{printf "make %-16s %s\n", $$1, $$2}'
 
-$(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
+# Python >= 3.10 is checked before anything is downloaded.
+python-check:  ## Python 3.10 বা নতুন কি না দেখে (কিছু নামানোর আগে)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	echo "মিশ্রণ-এর জন্য Python 3.10 বা নতুন লাগবে (Python >= 3.10 required); $(PYTHON) হলো" \
+	"'$$($(PYTHON) --version 2>&1)'। নতুন Python দিয়ে চালাও, যেমন: make PYTHON=python3.12"; exit 1; }
+
+# The torch step is atomic: the stamp is written only after torch imports, so a failed or interrupted install
+# (a wrong TORCH_SPEC, a dropped connection) is retried next time instead of leaving a half-made .venv behind.
+$(VENV)/.torch-request: FORCE
+	@mkdir -p $(VENV)
+	@if [ -f $@ ] && [ "$$(cat $@)" != "$(TORCH_REQUEST)" ]; then \
+	echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(cat $@)', এখন '$(TORCH_REQUEST)'"; fi
+	@[ -f $@ ] && [ "$$(cat $@)" = "$(TORCH_REQUEST)" ] || echo "$(TORCH_REQUEST)" > $@
+
+$(VENV)/.stamp-torch: $(VENV)/.torch-request | python-check
+	@rm -f $@
+	@if [ ! -x $(PY) ]; then set -x; $(PYTHON) -m venv $(VENV) && $(PIP) install -q --upgrade pip; fi
 	$(PIP) install -q $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
+	@$(PY) tools/torch_check.py "$(TORCH_SPEC)" "$(TORCH_PIP_ARGS)"
+	@touch $@
 
 # Re-install when the project's dependency list changes. `lab` needs less than `test` (no pytest, no DeepSpeed).
 # torchao (FP8, lesson 07) only where FP8 tensor cores exist (Ada sm_89, Hopper sm_90): mishran.hardware decides.
-$(VENV)/.stamp-lab: pyproject.toml | $(PY)
+$(VENV)/.stamp-lab: pyproject.toml $(VENV)/.stamp-torch
 	$(PIP) install -q -e ".[lab]"
 	@if $(PY) -c "from mishran.hardware import supports; raise SystemExit(not supports('fp8', 'cuda'))" 2>/dev/null; \
 	then $(PIP) install -q -e ".[lab,fp8]"; else echo "FP8 GPU নেই: torchao বাদ (পাঠ ০৭ CPU-তে অনুকরণ দেখায়)"; fi
 	touch $@
 
-$(VENV)/.stamp-test: pyproject.toml | $(PY)
+$(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-torch
 	$(PIP) install -q -e ".[lab,test]"
 	touch $@ $(VENV)/.stamp-lab
 
-lab: $(VENV)/.stamp-lab
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS) $(FIRST_LESSON)
+lab: $(VENV)/.stamp-lab  ## .venv তৈরি/হালনাগাদ করে JupyterLab-এ পাঠ ০০ খোলে (LAB_ARGS="--port 8899" ইত্যাদি)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_ARGS) $(LAB_ARGS) $(FIRST_LESSON)
 
-unit: $(VENV)/.stamp-test
+# ruff over the code (rules in pyproject.toml): zero findings, before any test runs.
+lint-code: $(VENV)/.stamp-test  ## ruff দিয়ে src/ tests/ tools/ conftest.py যাচাই (শূন্য finding)
+	$(PY) -m ruff check src tests tools conftest.py
+
+unit: $(VENV)/.stamp-test  ## শুধু unit tests (tests/)
 	$(PY) -m pytest -q tests
 
-notebooks: $(VENV)/.stamp-test
+notebooks: $(VENV)/.stamp-test  ## nbval দিয়ে সব notebook চালায় (প্রতিটি CPU-তে ১২০ s-এর মধ্যে)
 	@start=$$(date +%s); \
 	$(PY) -m pytest -q --nbval-lax notebooks; rc=$$?; \
 	echo "notebooks: $$(( $$(date +%s) - start )) s in all"; exit $$rc
 
-test: unit notebooks
+test: lint-code unit notebooks  ## ruff, unit tests, তারপর সব notebook
 
 # For authors: measure the notebooks against the course conventions (the tool lives beside the checkout).
-lint:
+lint:  ## (লেখকদের) পাশের course_lint.py দিয়ে notebook-এর রীতি মাপে
 	@if [ -f $(LINT) ]; then $(PYTHON) $(LINT) notebooks/; else echo "course_lint.py not found at $(LINT)"; fi
 
 # For authors: execute notebooks and store them clean (outputs kept only where nbval checks them).
-clean-notebooks: $(VENV)/.stamp-test
+clean-notebooks: $(VENV)/.stamp-test  ## (লেখকদের) notebook চালিয়ে পরিষ্কার করে রাখে (nbclean)
 	$(PY) tools/nbclean.py --execute notebooks/*.ipynb
 
 # For teachers: solution-free copies of every lesson in out/student/ (see docs/teachers_guide.md).
-student:
+student:  ## (শিক্ষকদের) সমাধান ছাড়া কপি out/student/-এ
 	$(PYTHON) tools/student.py --out out/student notebooks/[0-9][0-9]_*.ipynb
 
 # For authors: rewrite every Open-in-Colab badge and setup cell from the URL in pyproject.toml.
-colab:
+colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL থেকে
 	$(PYTHON) tools/colab.py notebooks/*.ipynb
+
+FORCE:

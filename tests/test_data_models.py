@@ -117,7 +117,7 @@ def test_batch_shapes_and_y_is_x_shifted_by_one(ds):
         assert torch.equal(x[:, 1:], y[:, :-1])
     data = ds.train_data
     x, y = ds.get_batch("train", 4, 16, generator=torch.Generator().manual_seed(2))
-    for row_x, row_y in zip(x, y):   # each row is a real slice of the text, y one character later
+    for row_x, row_y in zip(x, y, strict=True):   # each row is a real slice of the text, y one character later
         starts = [i for i in range(len(data) - 16) if torch.equal(data[i:i + 16], row_x)]
         assert any(torch.equal(data[i + 1:i + 17], row_y) for i in starts)
 
@@ -174,7 +174,7 @@ def test_same_seed_gives_identical_losses_bit_for_bit(ds):
 
 def test_same_seed_gives_identical_weights_and_generated_text(ds):
     a, b = (TinyGPT(GPTConfig(vocab_size=ds.vocab_size), seed=5) for _ in range(2))
-    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
     start = torch.zeros(2, 1, dtype=torch.long)
     out = [m.eval().generate(start, 20, generator=torch.Generator().manual_seed(0)) for m in (a, b)]
     assert out[0].shape == (2, 21) and torch.equal(out[0], out[1])

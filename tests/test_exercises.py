@@ -1,9 +1,13 @@
 """mishran.exercises: blank answers never fail, right answers pass, wrong answers get Bengali feedback."""
 import math
 
-from mishran.exercises import core, lesson01 as l01, lesson02 as l02, lesson03 as l03, lesson04 as l04
-from mishran.exercises import lesson05 as l05
 from mishran import formats
+from mishran.exercises import core
+from mishran.exercises import lesson01 as l01
+from mishran.exercises import lesson02 as l02
+from mishran.exercises import lesson03 as l03
+from mishran.exercises import lesson04 as l04
+from mishran.exercises import lesson05 as l05
 
 
 def test_blank_answers_remind_and_do_not_fail(capsys):

@@ -50,7 +50,7 @@ def _all_patterns(name):
 def test_every_bit_pattern_decodes_as_torch_says(name):
     patterns, torch_values = _all_patterns(name)
     kinds = set()
-    for pattern, want in zip(patterns, torch_values):
+    for pattern, want in zip(patterns, torch_values, strict=True):
         d = decode_bits(pattern, name)
         kinds.add(d.kind)
         if math.isnan(want):

@@ -12,8 +12,16 @@ import torch
 
 from mishran import scaling
 from mishran.formats import FORMATS, round_to
-from mishran.scaling import (DeepSpeedLossScaler, DynamicLossScaler, LossScaleAtMinimumError, StaticLossScaler,
-                             format_regions, log2_magnitudes, simulate, underflow_report)
+from mishran.scaling import (
+    DeepSpeedLossScaler,
+    DynamicLossScaler,
+    LossScaleAtMinimumError,
+    StaticLossScaler,
+    format_regions,
+    log2_magnitudes,
+    simulate,
+    underflow_report,
+)
 
 FLT_MAX = torch.finfo(torch.float32).max
 

@@ -133,7 +133,7 @@ def _one_step_weights(accumulation_steps, micro_batch, x, y, precision="fp32"):
     torch.manual_seed(0)
     model = TinyLM(dropout=0.0)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    chunks = iter(zip(x.split(micro_batch), y.split(micro_batch)))
+    chunks = iter(zip(x.split(micro_batch), y.split(micro_batch), strict=True))
     config = TrainConfig(precision=precision, steps=1, accumulation_steps=accumulation_steps)
     log = train(model, optimizer, lambda: next(chunks), config)
     return log, [p.detach().clone() for p in model.parameters()]
@@ -146,7 +146,7 @@ def test_k_micro_batches_of_n_equal_one_batch_of_k_times_n_in_fp32():
     for k, n in [(3, 4), (4, 3), (12, 1)]:
         log, small = _one_step_weights(k, n, x, y)
         assert log.losses[0] == pytest.approx(big_log.losses[0], rel=1e-6)
-        for a, b in zip(small, big):
+        for a, b in zip(small, big, strict=True):
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
@@ -155,7 +155,7 @@ def test_accumulation_with_bf16_autocast_stays_close_to_the_big_batch():
     x, y = torch.randint(0, 16, (12, 8)), torch.randint(0, 16, (12, 8))
     _, big = _one_step_weights(1, 12, x, y, "bf16")
     _, small = _one_step_weights(4, 3, x, y, "bf16")
-    for a, b in zip(small, big):
+    for a, b in zip(small, big, strict=True):
         torch.testing.assert_close(a, b, rtol=2e-2, atol=2e-3)
 
 
@@ -189,7 +189,7 @@ def test_a_skipped_step_leaves_the_weights_unchanged():
     log = train(model, optimizer, lambda: (torch.full((2, 4), 1e6), torch.zeros(2, 1)),
                 TrainConfig(precision="fp16", steps=1), scaler=make_scaler("cpu", "fp16"))
     assert log.skipped == [0]
-    for a, b in zip(model.parameters(), before):
+    for a, b in zip(model.parameters(), before, strict=True):
         assert torch.equal(a, b)
 
 
@@ -211,7 +211,7 @@ def test_clipping_happens_after_unscale_so_the_norm_is_in_true_units():
     # measured after unscale_: the FP32 gradient's norm (FP16 rounding aside), not 1024 times it
     assert log.grad_norms[0] == pytest.approx(true_norm, rel=1e-2)
     assert true_norm > 0.5
-    update = torch.cat([(a - b).flatten() for a, b in zip(model.parameters(), before)])
+    update = torch.cat([(a - b).flatten() for a, b in zip(model.parameters(), before, strict=True)])
     assert update.norm().item() == pytest.approx(0.5, rel=1e-3)      # clipped to clip_norm in true units
 
 

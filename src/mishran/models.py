@@ -6,6 +6,7 @@ torch.manual_seed দিয়ে ঠিক করা global RNG।
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -30,7 +31,7 @@ class MLP(nn.Module):
             raise ValueError(f"n_layers অন্তত ১ হতে হবে (at least one layer); পেয়েছি {n_layers}")
         sizes = [d_in] + [d_hidden] * (n_layers - 1) + [d_out]
         layers = []
-        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        for i, (a, b) in enumerate(itertools.pairwise(sizes)):
             layers.append(nn.Linear(a, b))
             if i < n_layers - 1:
                 layers.append(nn.ReLU())

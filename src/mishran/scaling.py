@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 import numbers
 import struct
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import torch
 
@@ -139,7 +139,7 @@ def underflow_report(values, fmt="fp16", scale=1.0) -> UnderflowReport:
     flushed = (stored == 0) & ~exact_zero
     subnormal = (a > 0) & (a < f.min_normal)
     normal = torch.isfinite(stored) & (a >= f.min_normal)
-    counts = {k: int(m.sum()) for k, m in zip(KINDS, (normal, subnormal, flushed, overflow, exact_zero))}
+    counts = {k: int(m.sum()) for k, m in zip(KINDS, (normal, subnormal, flushed, overflow, exact_zero), strict=True)}
     return UnderflowReport(f.name, s, x.numel(), **counts)
 
 

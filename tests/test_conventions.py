@@ -1,0 +1,157 @@
+"""The course's notebook conventions (COURSE_PLAN §5), checked for every notebooks/*.ipynb that exists.
+
+Each rule is one test per notebook. A lesson that does not meet a rule yet is listed in KNOWN_MISSES with a reason;
+it runs as xfail(strict=True), so when its owner fixes it the test turns red until the entry is removed here.
+A new notebook has no entry: it must meet every rule from the start.
+"""
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if not p.name.startswith("_"))
+
+MIN_BENGALI_SHARE = 0.60        # Bengali letters among all letters of the prose
+MIN_EXERCISES = 3
+MAX_CODE_LINE = 100             # characters
+MAX_CODE_CELL = 30              # lines
+HEADINGS = {"objectives": "শেখার লক্ষ্য", "exercises": "অনুশীলনী", "summary": "সারসংক্ষেপ"}
+
+# (notebook prefix, rule) → why it is allowed to fail for now. Remove an entry when the notebook is fixed.
+KNOWN_MISSES = {
+    ("00", "code_line_length"): "setup cell (tools/colab.py) and map cells have lines over 100 characters",
+    ("01", "code_line_length"): "setup cell (tools/colab.py) and several cells have lines over 100 characters",
+    ("02", "code_line_length"): "setup cell (tools/colab.py) and several cells have lines over 100 characters",
+    ("03", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
+    ("04", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
+    ("05", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
+    ("01", "code_cell_length"): "one cell of 31 lines",
+    ("02", "code_cell_length"): "cells of 32 and 60 lines",
+}
+
+
+def _cases(rule):
+    cases = []
+    for path in NOTEBOOKS:
+        reason = KNOWN_MISSES.get((path.name[:2], rule))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        cases.append(pytest.param(path, id=path.name, marks=marks))
+    return cases
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _text(cell):
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def _orientation(path):
+    return path.name.startswith("00")
+
+
+def _letters(markdown):
+    """(Bengali letters, Latin letters) in the prose: code, math, link targets and HTML left out."""
+    text = re.sub(r"```.*?```|`[^`\n]*`", " ", markdown, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", text, flags=re.S)
+    text = re.sub(r"\]\([^)]*\)|https?://\S+|<[^>]*>", " ", text)
+    text = unicodedata.normalize("NFC", text)
+    bengali = sum(1 for ch in text if "\u0980" <= ch <= "\u09ff" and unicodedata.category(ch)[0] in "LM")
+    latin = sum(1 for ch in text if ch.isalpha() and unicodedata.name(ch, "").startswith("LATIN"))
+    return bengali, latin
+
+
+def test_every_notebook_is_covered():
+    assert len(NOTEBOOKS) >= 6 and [p.name[:2] for p in NOTEBOOKS[:2]] == ["00", "01"]
+    names = {p.name[:2] for p in NOTEBOOKS}
+    stale = sorted(f"{k}/{rule}" for k, rule in KNOWN_MISSES if k not in names)
+    assert not stale, f"KNOWN_MISSES names notebooks that do not exist: {stale}"
+
+
+@pytest.mark.parametrize("path", _cases("anatomy"))
+def test_anatomy_title_badge_and_headings(path):
+    cells = _cells(path)
+    first = _text(cells[0])
+    assert cells[0]["cell_type"] == "markdown" and first.startswith("# "), "the first cell is the title (# ...)"
+    assert re.search(r"^\*[A-Za-z][^*\n]+\*\s*$", first, re.M), "an English subtitle in *italics* under the title"
+    assert "colab.research.google.com" in first, "the Open-in-Colab badge is in the title cell"
+    headings = [ln for c in cells if c["cell_type"] == "markdown" for ln in _text(c).splitlines()
+                if ln.startswith("#")]
+    wanted = {k: w for k, w in HEADINGS.items() if not (k == "exercises" and _orientation(path))}
+    missing = [w for w in wanted.values() if not any(ln.startswith("## ") and w in ln for ln in headings)]
+    assert not missing, f"missing ## headings: {missing}"
+
+
+@pytest.mark.parametrize("path", _cases("exercises"))
+def test_at_least_three_exercises_each_followed_by_its_solution(path):
+    cells = _cells(path)
+    exercises = [i for i, c in enumerate(cells) if "exercise" in _tags(c)]
+    solutions = [i for i, c in enumerate(cells) if "solution" in _tags(c)]
+    if not _orientation(path):
+        assert len(exercises) >= MIN_EXERCISES
+    assert len(solutions) == len(exercises)
+    for i in exercises:
+        assert i + 1 < len(cells) and "solution" in _tags(cells[i + 1]), f"cell {i + 1} must be cell {i}'s solution"
+
+
+@pytest.mark.parametrize("path", _cases("bengali_share"))
+def test_prose_is_mostly_bengali(path):
+    bengali, latin = _letters("\n".join(_text(c) for c in _cells(path) if c["cell_type"] == "markdown"))
+    assert bengali + latin > 1000, "too little prose to be a lesson"
+    share = bengali / (bengali + latin)
+    assert share >= MIN_BENGALI_SHARE, f"Bengali share {share:.2f} < {MIN_BENGALI_SHARE}"
+
+
+@pytest.mark.parametrize("path", _cases("clean_storage"))
+def test_stored_outputs_are_text_only_and_error_free(path):
+    """Stored outputs (only where nbval checks them: tools/nbclean.py) hold no errors, images or widget state."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert "widgets" not in nb.get("metadata", {}), "widget state is stored"
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        for out in cell.get("outputs", []):
+            assert out["output_type"] != "error", f"cell {i} stores an error"
+            assert "image/png" not in out.get("data", {}), f"cell {i} stores an image"
+
+
+@pytest.mark.parametrize("path", _cases("code_line_length"))
+def test_code_lines_are_at_most_100_characters(path):
+    long = [(i, n, len(line)) for i, c in enumerate(_cells(path)) if c["cell_type"] == "code"
+            for n, line in enumerate(_text(c).splitlines(), start=1) if len(line) > MAX_CODE_LINE]
+    assert not long, f"(cell, line, length) over {MAX_CODE_LINE}: {long[:8]}"
+
+
+@pytest.mark.parametrize("path", _cases("code_cell_length"))
+def test_code_cells_are_at_most_30_lines(path):
+    long = [(i, len(_text(c).splitlines())) for i, c in enumerate(_cells(path))
+            if c["cell_type"] == "code" and len(_text(c).splitlines()) > MAX_CODE_CELL]
+    assert not long, f"(cell, lines) over {MAX_CODE_CELL}: {long}"
+
+
+# ---------------------------------------------------------------- the checks themselves can fail
+
+def test_bengali_share_counts_letters_not_code_or_links():
+    assert _letters("বাংলা `english code` [লিংক](https://example.org/abc)") == (9, 0)      # 5 + 4
+    assert _letters("mixed precision শেখা") == (4, 14)
+
+
+def test_a_long_line_and_a_missing_solution_are_caught(tmp_path):
+    bad = {"cells": [{"cell_type": "markdown", "source": "# শিরোনাম\n*Title*\n", "metadata": {}},
+                     {"cell_type": "code", "source": "x = 1  # " + "ক" * 120, "metadata": {"tags": ["exercise"]},
+                      "outputs": [], "execution_count": None}]}
+    path = tmp_path / "99_bad.ipynb"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    for test in (test_code_lines_are_at_most_100_characters, test_anatomy_title_badge_and_headings,
+                 test_at_least_three_exercises_each_followed_by_its_solution):
+        with pytest.raises(AssertionError):
+            test(path)
