@@ -27,7 +27,7 @@ import platform
 import re
 import time
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
@@ -162,7 +162,7 @@ class BatchStream:
         if not self._queue:
             x, y = self.data.get_batch("train", self.global_batch, self.T, generator=self.generator)
             shape = (self.accum, self.world, self.micro, self.T)
-            self._queue = list(zip(x.view(shape)[:, self.rank], y.view(shape)[:, self.rank]))
+            self._queue = list(zip(x.view(shape)[:, self.rank], y.view(shape)[:, self.rank], strict=True))
         return self._queue.pop(0)
 
 
