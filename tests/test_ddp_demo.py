@@ -113,10 +113,10 @@ def test_run_gives_up_after_the_second_failure(monkeypatch):
 # ---- stress: many runs in a row while the CPUs are busy (issue 13) --------------------------------------------
 # Opt-in (about 20-40 s a run on a loaded 2-core machine): MISHRAN_DDP_STRESS=50 pytest tests/test_ddp_demo.py -k stress
 
-def stress(runs: int, env=None, log=None):
-    """Runs the demo `runs` times while one busy process per core runs; returns the failures."""
+def stress(runs: int, env=None, log=None, busy=True):
+    """Runs the demo `runs` times while one busy process per core runs (busy=True); returns the failures."""
     import os
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range((os.cpu_count() or 2) * busy)]
     failures = []
     try:
         for i in range(runs):
