@@ -40,7 +40,7 @@ from mishran.train import TrainConfig, load_checkpoint, make_scaler, save_checkp
 
 __all__ = ["LITERATURE_FILE", "SIZES", "Piece", "literature_path", "load_pieces", "split_by_work",
            "LiteratureData", "BatchStream", "bits_per_char", "bigram_bpc", "heldout_bpc", "sample",
-           "vocabulary_share", "flops_per_token", "CapstoneConfig", "resolve_precision", "run", "main"]
+           "vocabulary_share", "flops_per_token", "recorded_h200", "CapstoneConfig", "resolve_precision", "run", "main"]
 
 LITERATURE_FILE = "bn_literature.txt"
 
@@ -272,6 +272,12 @@ def _peak_tflops(device_name: str, precision: str) -> float | None:
     except ImportError:
         return None
     return peak_tflops(device_name)[1].get(precision)
+
+
+def recorded_h200() -> dict:
+    """H200-এ মাপা ফল (tools/capstone_gpu.sh), mishran/results/capstone_h200.json থেকে; GPU ছাড়া দেখানোর জন্য।"""
+    path = importlib.resources.files("mishran") / "results" / "capstone_h200.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------- একটি run

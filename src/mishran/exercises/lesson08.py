@@ -1,0 +1,122 @@
+"""পাঠ ০৮ (capstone) অনুশীলনীর যাচাই: loss থেকে bpc, মেমরির বাজেটে ব্যাচের পরিকল্পনা, FP32 বনাম BF16-এর রেখা, top-k = 1।"""
+from __future__ import annotations
+
+import math
+
+from .core import Verdict, blank_verdict, check_number, is_blank, say
+
+__all__ = ["BUDGET", "CURVE_CHOICES", "check_bpc_from_loss", "check_batch_plan", "check_curve_explanation",
+           "check_top1_prediction"]
+
+
+def check_bpc_from_loss(loss_nats: float, answer) -> Verdict:
+    """অনুশীলনী ০৮.১: প্রতি অক্ষরের গড় cross-entropy (nat-এ) থেকে bits per character।"""
+    hint = ("cross-entropy-র লগ স্বাভাবিক (ভিত্তি e), তাই এককটি nat; এক বিট = ln 2 nat। "
+            "কত বিট, তা পেতে কী দিয়ে ভাগ করবে?")
+    return check_number(answer, loss_nats / math.log(2), f"{loss_nats:g} nat/অক্ষর-এর bits per character", hint,
+                        rel_tol=2e-3)
+
+
+BUDGET = {
+    "num_params": 1_000_000_000,      # Ψ
+    "gpus": 2,
+    "gpu_gb": 24,                     # প্রতি GPU-র মেমরি
+    "reserved_gb": 2,                 # CUDA context, buffer ইত্যাদির জন্য রাখা
+    "activation_gb_per_sample": 1.4,  # micro-batch-এর প্রতিটি নমুনার activation
+    "global_batch": 64,
+}
+"""অনুশীলনী ০৮.২-এর পরিস্থিতি: mixed precision Adam, model state ZeRO প্রবন্ধের হিসাবে (16Ψ বাইট)।"""
+
+
+def _state_gb(stage: int, b: dict) -> float:
+    psi, n = b["num_params"], b["gpus"]
+    return {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}[stage] / 1e9
+
+
+def _memory_gb(micro: int, stage: int, b: dict) -> float:
+    return _state_gb(stage, b) + micro * b["activation_gb_per_sample"]
+
+
+def _feasible(b: dict):
+    usable = b["gpu_gb"] - b["reserved_gb"]
+    for stage in range(4):
+        for micro in range(1, b["global_batch"] + 1):
+            accum, rest = divmod(b["global_batch"], micro * b["gpus"])
+            if not rest and accum >= 1 and _memory_gb(micro, stage, b) <= usable:
+                yield micro, accum, stage
+
+
+def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৮.২: (micro_batch, accumulation_steps, zero_stage) — বাজেটে আঁটে, সবচেয়ে কম accumulation,
+    আর সেই accumulation-এ সবচেয়ে নিচু ZeRO stage (কম যোগাযোগ)।"""
+    b = budget or BUDGET
+    if is_blank(answer):
+        return blank_verdict()
+    try:
+        micro, accum, stage = (int(v) for v in answer)
+    except (TypeError, ValueError):
+        return say(False, f"উত্তর হবে তিনটি পূর্ণসংখ্যা (micro_batch, accumulation_steps, zero_stage); পেয়েছি {answer!r}।")
+    if stage not in (0, 1, 2, 3):
+        return say(False, f"ZeRO stage হয় 0, 1, 2 বা 3; পেয়েছি {stage}।")
+    if micro < 1 or accum < 1 or micro * accum * b["gpus"] != b["global_batch"]:
+        return say(False, f"ব্যাচের হিসাব মেলেনি: {micro} × {accum} × {b['gpus']} GPU = {micro * accum * b['gpus']}, "
+                          f"কিন্তু global batch {b['global_batch']} চাই (পাঠ ০৪–০৫-এর নিয়ম)।")
+    usable = b["gpu_gb"] - b["reserved_gb"]
+    need = _memory_gb(micro, stage, b)
+    if need > usable:
+        return say(False, f"আঁটে না: ZeRO {stage}-এ model state {_state_gb(stage, b):.1f} GB + activation "
+                          f"{micro} × {b['activation_gb_per_sample']} GB = {need:.1f} GB, হাতে আছে {usable} GB। "
+                          "micro-batch কমাও, বা ZeRO stage বাড়াও।")
+    plans = list(_feasible(b))
+    best_accum = min(a for _, a, _ in plans)
+    if accum > best_accum:
+        return say(False, f"আঁটে ({need:.1f} GB), কিন্তু accumulation {accum} দরকারের চেয়ে বেশি: প্রতিটি optimizer "
+                          "step-এ বেশি ছোট ধাপ মানে GPU কম ভরা। অন্য ZeRO stage-এ বড় micro-batch আঁটে কি না দেখো।")
+    lowest = min(s for _, a, s in plans if a == best_accum)
+    if stage > lowest:
+        return say(False, f"আঁটে আর accumulation-ও সবচেয়ে কম, কিন্তু ZeRO {stage} লাগে না: আরও নিচু stage-এও "
+                          "একই micro-batch আঁটে, আর উঁচু stage মানে বেশি যোগাযোগ (ZeRO 3 প্রতি ধাপে ওজনও আনে)।")
+    return say(True, f"micro-batch {micro}, accumulation {accum}, ZeRO {stage}: প্রতি GPU-তে {need:.1f} GB "
+                     f"(সীমা {usable} GB)।")
+
+
+CURVE_CHOICES = {
+    "A": "BF16 FP32-এর চেয়ে সূক্ষ্ম, তাই BF16-এর মডেল ভালো শেখে।",
+    "B": "rounding আলাদা বলে দুই run একটু আলাদা পথে চলে; কয়েক শতাংশ বিটের পার্থক্য এই run-ভেদের মাপের, "
+         "ফরম্যাটের গুণের নয়।",
+    "C": "একই সংখ্যক step-এ BF16 বেশি ডেটা দেখেছে।",
+    "D": "দুই run-এর held-out অংশ আলাদা ছিল।",
+}
+"""অনুশীলনী ০৮.৩-এর বিকল্প।"""
+
+
+def check_curve_explanation(answer) -> Verdict:
+    """অনুশীলনী ০৮.৩: H200-এর FP32 বনাম BF16 রেখার শেষের পার্থক্যের ব্যাখ্যা (বিকল্প A–D)।"""
+    if is_blank(answer):
+        return blank_verdict()
+    key = str(answer).strip().upper()
+    why = {
+        "A": "BF16-এর mantissa মাত্র ৭ বিট, FP32-এর ২৩ — সে কম সূক্ষ্ম। আর ১২০০ step-এ FP32-ই এগিয়ে ছিল: "
+             "দিক বদলায় কেন?",
+        "C": "দুই run একই seed-এর একই ব্যাচ পায় (BatchStream), একই সংখ্যক step — ডেটা হুবহু এক।",
+        "D": "held-out ভাগ split_by_work ঠিক করে, precision নয়; দুই run-এ একই খণ্ডগুলো।",
+    }
+    if key == "B":
+        return say(True, "১২০০ step-এ FP32 এগিয়ে, ১৮০০-তে BF16 — চিহ্ন বদলায়, তাই এটা run-ভেদ (noise)। "
+                         "BF16-এর আসল লাভ সময় আর মেমরিতে।")
+    if key in why:
+        return say(False, why[key])
+    return say(False, f"উত্তর হবে 'A', 'B', 'C' বা 'D'; পেয়েছি {answer!r}।")
+
+
+def check_top1_prediction(answer) -> Verdict:
+    """অনুশীলনী ০৮.৪: top_k = 1-এ দুই আলাদা seed-এর লেখা একই হবে কি না (True = একই)।"""
+    if is_blank(answer):
+        return blank_verdict()
+    if not isinstance(answer, bool):
+        return say(False, f"উত্তর হবে True (একই লেখা) বা False (আলাদা); পেয়েছি {answer!r}।")
+    if answer:
+        return say(True, "top_k = 1-এ প্রতিটি ধাপে একটিই প্রার্থী থাকে (সবচেয়ে সম্ভাব্য অক্ষর), তাই এলোমেলো "
+                         "টানার কিছু নেই: seed বা temperature যা-ই হোক, লেখা একই (greedy decoding)।")
+    return say(False, "top_k = 1 মানে softmax-এর আগে কতগুলো অক্ষর বেঁচে থাকে? তাদের মধ্যে থেকে টানলে seed-এর "
+                      "কি কিছু করার থাকে?")
