@@ -336,3 +336,116 @@ def capstone_scale_figure(scales, skipped, start_step: int = 0, title: str = "")
     ax.legend(fontsize=11)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------- পাঠ ০৩–০৫-এর চিত্র (LESSONS-B)
+
+def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
+    """পাঠ ০৩: একই মডেলের FP32/FP16/BF16 loss (বাঁয়ে) আর FP32-এর থেকে পার্থক্য (ডানে); Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    styles = styles or {"fp32": ("#444444", 3.0, "FP32"), "fp16": ("#1f77b4", 1.6, "FP16 + GradScaler"),
+                        "bf16": ("#ff7f0e", 1.6, "BF16 (scaler ছাড়া)")}
+    fig, (ax, ax_diff) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for name, values in losses.items():
+        color, lw, label = styles[name]
+        ax.plot(values, color=color, lw=lw, label=label, alpha=0.9)
+        if name != "fp32" and "fp32" in losses:
+            diff = [a - b for a, b in zip(values, losses["fp32"])]
+            ax_diff.plot(diff, color=color, lw=lw, label=f"{label} − FP32")
+    ax.set(xlabel="step", ylabel="প্রশিক্ষণের loss", title=f"একই মডেল, একই ডেটা ({device})")
+    ax_diff.axhline(0, color="#444444", lw=1)
+    ax_diff.set(xlabel="step", ylabel="loss-এর পার্থক্য", title="FP32-এর থেকে কতটা সরে")
+    ax.legend()
+    ax_diff.legend(fontsize=11)
+    for a in (ax, ax_diff):
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def scale_resume_figure(straight, resumed, forgot, checkpoint_step: int):
+    """পাঠ ০৩: একটানা, scaler-সহ resume আর scaler ভুলে resume — তিনটি TrainLog-এর loss scale; Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    ax.plot(straight.steps, straight.scales, color="#444444", lw=3, label="একটানা")
+    ax.plot(resumed.steps, resumed.scales, color="#2ca02c", lw=1.8, ls="--", label="resume, scaler-সহ")
+    ax.plot(forgot.steps, forgot.scales, color="#d62728", lw=1.8, label="resume, scaler ভুলে")
+    first = forgot.steps[0]
+    ax.scatter(forgot.skipped, [forgot.scales[s - first] for s in forgot.skipped], color="#d62728", s=30,
+               zorder=3, label="বাদ-পড়া ধাপ (scaler ভুলে)")
+    ax.axvline(checkpoint_step - 0.5, color="#999999", ls=":", lw=1.5)
+    ax.text(checkpoint_step - 0.8, 2 ** 15, "checkpoint", fontsize=11, color="#666666", ha="right")
+    ax.set_yscale("log", base=2)
+    ax.set(xlabel="step", ylabel="loss scale (লগ স্কেল)",
+           title="scaler না রাখলে resume-এর পর scale আবার নিচে নামার পথ খোঁজে")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper right", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def bench_figure(result: dict):
+    """পাঠ ০৩: mishran.bench.run()-এর ফল — প্রতি mode-এ এক ধাপের সময় (আর GPU-তে সর্বোচ্চ মেমরি); Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    rows = result["results"]
+    names = [r["mode"].upper() for r in rows]
+    palette = {"FP32": "#444444", "TF32": "#9467bd", "FP16": "#1f77b4", "BF16": "#ff7f0e"}
+    colors = [palette.get(n, "#2ca02c") for n in names]
+    has_memory = all(r["peak_memory_bytes"] is not None for r in rows)
+    fig, axes = plt.subplots(1, 2 if has_memory else 1, figsize=(11 if has_memory else 7.5, 4.2), squeeze=False)
+    ax = axes[0, 0]
+    bars = ax.bar(names, [1000 * r["step_s"] for r in rows], color=colors)
+    ax.bar_label(bars, labels=[f"{r['speedup_vs_fp32']:.2f}×" for r in rows], padding=2, fontsize=12)
+    ax.set(ylabel="এক ধাপের সময় (ms)", title=f"এক training ধাপ (কম = দ্রুত)\n{result['device']['name']}")
+    ax.margins(y=0.12)
+    if has_memory:
+        mem = axes[0, 1]
+        mem.bar(names, [r["peak_memory_bytes"] / 2 ** 30 for r in rows], color=colors)
+        mem.set(ylabel="সর্বোচ্চ মেমরি (GiB)", title="সর্বোচ্চ মেমরি (কম = ভালো)")
+    fig.tight_layout()
+    return fig
+
+
+def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_bytes=None):
+    """পাঠ ০৪: ছোট ব্যাচের মাপ বনাম activation-এর বাইট (আর GPU-তে CUDA peak), পাশে স্থির ভাগ; Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    mib = 2 ** 20
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    ax.plot(sizes, [b / mib for b in saved_bytes], "o-", lw=2, label="activation (saved_tensors_hooks দিয়ে গোনা)")
+    if peak_bytes:
+        ax.plot(sizes, [b / mib for b in peak_bytes], "s--", lw=2, label="CUDA peak (max_memory_allocated)")
+    ax.axhline(fixed_bytes / mib, color="gray", ls=":", lw=2, label="ওজন + gradient + optimizer-এর অবস্থা (স্থির)")
+    ax.set(xlabel="ছোট ব্যাচের (micro-batch) মাপ: কয়টি উদাহরণ", ylabel="মেমরি (MiB)",
+           title=f"activation ব্যাচের সঙ্গে বাড়ে, বাকিটা স্থির — TinyGPT, {device}")
+    ax.legend(loc="upper left", fontsize=11)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def zero_per_gpu_figure(bytes_per_weight: dict, gpus, measured_per_weight: float):
+    """পাঠ ০৫: ZeRO stage আর GPU-র সংখ্যায় ওজনপ্রতি বাইট; bytes_per_weight = {stage: [N-প্রতি মান]}; Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    width = 0.2
+    colors = ["#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c"]
+    for s, values in bytes_per_weight.items():
+        xs = [i + (s - 1.5) * width for i in range(len(gpus))]
+        bars = ax.bar(xs, values, width, color=colors[s], label=f"stage {s}" + (" (ভাগ নেই)" if s == 0 else ""))
+        ax.bar_label(bars, fmt="{:.3g}", fontsize=8, padding=1)
+    # তীরচিহ্ন N = 1-এর stage ০ দণ্ডের পাশ থেকে আসে, কোনো দণ্ডের লেখা ঢাকে না
+    ax.annotate(f"এখানে মাপা: {measured_per_weight:.3g}\n(+ gradient 2Ψ)", xy=(-1.5 * width - width / 2, 14),
+                xytext=(-0.62, 19.3), fontsize=9, ha="left", arrowprops={"arrowstyle": "->"})
+    ax.set_xticks(range(len(gpus)), [f"N = {n}" for n in gpus])
+    ax.set_xlim(-0.7, len(gpus) - 0.4)
+    ax.set(xlabel="GPU-র সংখ্যা", ylabel="প্রতি GPU-তে বাইট, প্রতি ওজনে", ylim=(0, 22),
+           title="ZeRO: প্রতি GPU-তে model state, ওজনপ্রতি বাইটে (যেকোনো Ψ-এ একই)")
+    ax.legend(fontsize=9, ncol=4, loc="upper right")
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -3,8 +3,19 @@ from __future__ import annotations
 
 from .core import Verdict, blank_verdict, is_blank, say
 
-__all__ = ["check_amp_step_order", "autocast_dtypes", "check_autocast_dtypes", "check_modern_amp_step",
-           "SCALE_HALVING_CHOICES", "check_scale_halving_cause"]
+__all__ = [
+    "MEMORY_BUDGET",
+    "OVERFLOW_FIXES",
+    "SCALE_HALVING_CHOICES",
+    "autocast_dtypes",
+    "check_amp_step_order",
+    "check_autocast_dtypes",
+    "check_max_micro_batch",
+    "check_modern_amp_step",
+    "check_overflow_diagnosis",
+    "check_scale_halving_cause",
+    "check_scale_sequence",
+]
 
 _AMP_STEP_ORDER = ("backward", "unscale_", "clip", "step", "update")
 _AMP_STEP_NAMES = {
@@ -190,7 +201,7 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
             bad_y[0] = float("inf")                      # ইচ্ছে করে overflow
             if tracker == 1:
                 step_fn(m, opt, scaler, x, bad_y, device_type, dtype)
-    except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+    except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
         return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
     finally:
         hook.remove()
@@ -251,3 +262,133 @@ def check_scale_halving_cause(answer) -> Verdict:
              "loss কেমন, দেখো।",
     }[key]
     return say(False, why)
+
+
+# ---------------------------------------------------------------- দ্বিতীয় দফার অনুশীলনী (পাঠ ০৩)
+
+def _torch_scale_sequence(pattern, init_scale: float, growth_interval: int) -> list:
+    """torch-এর নিজের GradScaler চালিয়ে প্রতিটি update()-এর পরের scale (oracle: torch নিজেই)।"""
+    import torch
+
+    w = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([w], lr=0.0)
+    scaler = torch.amp.GradScaler("cpu", init_scale=init_scale, growth_interval=growth_interval)
+    scales = []
+    for overflow in pattern:
+        scaler.scale(torch.ones(()))                  # scaler-কে এই ধাপের scale জানায়, যেমন scale(loss)
+        w.grad = torch.full((1,), float("inf") if overflow else scaler.get_scale())
+        scaler.step(opt)
+        scaler.update()
+        scales.append(scaler.get_scale())
+    return scales
+
+
+def check_scale_sequence(pattern, answer, init_scale: float = 2.0 ** 10, growth_interval: int = 3) -> Verdict:
+    """অনুশীলনী ০৩.১ (আগে অনুমান, তারপর চালাও): overflow-এর ধারায় প্রতিটি update()-এর পরে GradScaler-এর scale।"""
+    if is_blank(answer):
+        return blank_verdict()
+    pattern = [bool(p) for p in pattern]
+    try:
+        given = [float(a) for a in answer]
+    except (TypeError, ValueError):
+        return say(False, f"প্রতিটি ধাপের জন্য একটি সংখ্যা, একটি list-এ (a list of numbers); পেয়েছি {answer!r}।")
+    if len(given) != len(pattern):
+        return say(False, f"ধারায় {len(pattern)}টি ধাপ, তুমি দিয়েছ {len(given)}টি সংখ্যা।")
+    truth = _torch_scale_sequence(pattern, init_scale, growth_interval)
+    if given == truth:
+        return say(True, "torch-এর GradScaler ঠিক এই ধারাই দিল: overflow-এ অর্ধেক আর গোনা শূন্য; টানা "
+                          f"{growth_interval}টি ঠিকঠাক ধাপের পর দ্বিগুণ, তারপর গোনা আবার শূন্য থেকে।")
+    first = next(i for i, (a, b) in enumerate(zip(given, truth)) if a != b)
+    if pattern[first]:
+        why = "এই ধাপে overflow: update() কী করে, আর টানা ঠিকঠাক ধাপের গোনাটা তখন কোথায় যায়?"
+    else:
+        why = (f"এই ধাপে overflow নেই। শেষ overflow (বা শুরু) থেকে কয়টি টানা ঠিকঠাক ধাপ হলো গোনো; scale বাড়ে ঠিক "
+               f"{growth_interval}-তম ঠিকঠাক ধাপে, আর তারপর গোনা আবার শূন্য থেকে শুরু হয়।")
+    return say(False, f"ধাপ {first} (শূন্য থেকে গোনা) পর্যন্ত মেলেনি। {why}")
+
+
+MEMORY_BUDGET = {"params": 350e6, "gpu_bytes": 24e9, "act_fp32_per_example": 1.0e9, "act_amp_per_example": 0.6e9}
+"""অনুশীলনী ০৩.২-এর সংখ্যা: ওজনের সংখ্যা, GPU-র মেমরি, আর প্রতি উদাহরণে activation (FP32 আর autocast-এ)।"""
+
+
+def _max_micro_batches(budget: dict) -> dict:
+    psi = budget["params"]
+    states = 16 * psi                  # ওজন ৪ + gradient ৪ + Adam-এর দুটি গড় ৮: FP32 আর autocast দুটিতেই
+    cast_copies = 2 * psi              # autocast-এর forward-এ ওজনের ১৬-বিট কপি
+    free = budget["gpu_bytes"] - states
+    return {"fp32": int(free // budget["act_fp32_per_example"]),
+            "amp": int((free - cast_copies) // budget["act_amp_per_example"])}
+
+
+def check_max_micro_batch(answer, budget: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): AdamW-এ FP32 আর autocast-এ সবচেয়ে বড় কোন ছোট ব্যাচ ধরে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    budget = budget or MEMORY_BUDGET
+    if not isinstance(answer, dict) or set(answer) != {"fp32", "amp"}:
+        return say(False, f"{{'fp32': ..., 'amp': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return blank_verdict()
+    truth = _max_micro_batches(budget)
+    wrong = []
+    if answer["fp32"] != truth["fp32"]:
+        wrong.append("fp32: AdamW-এ প্রতিটি ওজনের জন্য কয়টি FP32 সংখ্যা থাকে — ওজন, gradient, আর Adam-এর দুটি গড়? "
+                     "বাকি জায়গা activation-এর; ছোট ব্যাচ পূর্ণসংখ্যা, নিচের দিকে নাও।")
+    if answer["amp"] != truth["amp"]:
+        wrong.append("amp: autocast মডেল বদলায় না — ওজন, gradient আর Adam-এর অবস্থা কোন dtype-এ থাকে? তার ওপর "
+                     "forward-এ ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?")
+    if wrong:
+        return say(False, "\n   ".join(["মেলেনি:"] + wrong))
+    return say(True, "model state দুই ক্ষেত্রেই প্রতি ওজনে ১৬ বাইট; autocast বাঁচায় activation-এ, আর তাতেই বড় "
+                      "ছোট ব্যাচ ধরে।")
+
+
+OVERFLOW_FIXES = {
+    "a": "init_scale=1.0 দিয়ে শুরু করা",
+    "b": "growth_interval অনেক বড় করা",
+    "c": "ইনপুট normalize করা (গড় ০, বিচ্যুতি ১)",
+    "d": "learning rate ১০০ গুণ কমানো",
+}
+"""অনুশীলনী ০৩.৪-এর প্রতিকারগুলো: কোনটা সত্যি সারায়, তা খুঁজে বের করতে হয়।"""
+
+
+def _first_nonfinite_module(model, x, device_type: str) -> str | None:
+    import torch
+
+    found = []
+    handles = [m.register_forward_hook(
+        lambda mod, inp, out, name=name: found.append(name) if not found and not torch.isfinite(out).all() else None)
+        for name, m in model.named_modules() if name]
+    try:
+        with torch.no_grad(), torch.amp.autocast(device_type, dtype=torch.float16):
+            model(x)
+    finally:
+        for h in handles:
+            h.remove()
+    return found[0] if found else None
+
+
+def check_overflow_diagnosis(answer, model, x, device="cpu") -> Verdict:
+    """অনুশীলনী ০৩.৪: FP16-এ কোন module-এর ফলে প্রথম inf আসে, আর OVERFLOW_FIXES-এর কোনটা সত্যি সারায়।"""
+    if is_blank(answer):
+        return blank_verdict()
+    if not isinstance(answer, dict) or set(answer) != {"module", "fix"}:
+        return say(False, f"{{'module': ..., 'fix': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if is_blank(answer["module"]) or is_blank(answer["fix"]):
+        return blank_verdict()
+    import torch
+
+    truth = _first_nonfinite_module(model, x, torch.device(device).type)
+    module = str(answer["module"]).strip()
+    if module != truth:
+        return say(False, f"module {module!r}-এ প্রথম inf নয়। প্রতিটি module-এ একটি forward hook বসাও "
+                           "(register_forward_hook), আর FP16 autocast-এ একবার forward চালাও: কোনটার ফলে প্রথম "
+                           "অসীম মান দেখা যায়? নাম লেখো named_modules()-এর মতো, যেমন 'net.2'।")
+    fix = str(answer["fix"]).strip().lower().strip("()")
+    if fix not in OVERFLOW_FIXES:
+        return say(False, f"fix হবে {', '.join(OVERFLOW_FIXES)}-এর একটি; পেয়েছি {answer['fix']!r}।")
+    if fix != "c":
+        return say(False, "এই প্রতিকার scale বা ওজনের হালনাগাদ বদলায়। কিন্তু inf আসছে forward-এই, loss scale "
+                           "হওয়ার আগে, আর বাদ-পড়া ধাপে ওজন বদলায়ই না। forward-এর সংখ্যাগুলো কোথা থেকে এত বড় হয়?")
+    return say(True, f"forward-এই {truth}-এর ফল FP16-এর পরিসর ছাড়ায়, তাই loss নিজেই inf/NaN; scale যত কমাও, "
+                      "সারবে না। ইনপুট normalize করলে (বা পরিসরের জন্য BF16 নিলে) activation FP16-এ ধরে।")

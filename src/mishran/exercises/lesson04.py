@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from .core import Verdict, blank_verdict, check_number, is_blank, say
 
-__all__ = ["check_microbatch_weight", "check_allreduce_count", "BUGGY_ACCUMULATION_LOOP", "check_accumulation_bug",
-           "check_effective_batch"]
+__all__ = ["BUGGY_ACCUMULATION_LOOP", "check_accumulation_bug", "check_allreduce_count", "check_effective_batch",
+           "check_micro_and_k", "check_microbatch_weight"]
 
 def check_microbatch_weight(n_i: int, total: int, answer) -> Verdict:
     """অনুশীলনী ০৪.১: N-টি উদাহরণের ব্যাচে n_i মাপের micro-batch-এর গড় loss-কে কত দিয়ে গুণ করতে হয়।"""
@@ -72,3 +72,36 @@ def check_effective_batch(micro: int, accum: int, world: int, answer) -> Verdict
             "আর process আছে world-টি, সবাই আলাদা ডেটা দেখে। DeepSpeed-এর train_batch_size-ও এই গুণফল।")
     return check_number(answer, micro * accum * world,
                         f"micro-batch {micro} × accumulation {accum} × world size {world}-এ কার্যকর ব্যাচ", hint)
+
+
+def _best_micro_and_k(budget: float, fixed: float, per_example: float, target: int, world: int) -> dict:
+    per_rank = target // world
+    fits = [m for m in range(1, per_rank + 1) if per_rank % m == 0 and fixed + m * per_example <= budget]
+    if not fits:
+        raise ValueError("এই বাজেটে একটি উদাহরণও ধরে না (nothing fits in this budget); বাজেট বাড়াও")
+    micro = max(fits)
+    return {"micro": micro, "k": per_rank // micro}
+
+
+def check_micro_and_k(answer, budget: float, fixed: float, per_example: float, target: int, world: int) -> Verdict:
+    """অনুশীলনী ০৪.৪ (মেমরির বাজেটে বাছাই): কার্যকর ব্যাচ target রেখে সবচেয়ে বড় কোন micro-batch আর কত k।"""
+    if is_blank(answer):
+        return blank_verdict()
+    if not isinstance(answer, dict) or set(answer) != {"micro", "k"}:
+        return say(False, f"{{'micro': ..., 'k': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return blank_verdict()
+    if target % world:
+        raise ValueError(f"target {target} world {world} দিয়ে বিভাজ্য নয় (target must divide by world size)")
+    truth = _best_micro_and_k(budget, fixed, per_example, target, world)
+    micro, k = answer["micro"], answer["k"]
+    if micro * k * world != target:
+        return say(False, f"micro × k × world = {micro} × {k} × {world} = {micro * k * world}, কিন্তু কার্যকর ব্যাচ "
+                           f"{target} থাকতে হবে।")
+    if fixed + micro * per_example > budget:
+        return say(False, "এই micro-batch ধরে না: স্থির ভাগ (ওজন, gradient, optimizer) আর micro × প্রতি উদাহরণের "
+                           "activation যোগ করে বাজেটের সঙ্গে মেলাও।")
+    if micro != truth["micro"]:
+        return say(False, "ধরে, কিন্তু আরও বড় micro-batch-ও ধরে — বড় micro-batch মানে কম ছোট ধাপ, তাই দ্রুত। "
+                           "micro-কে প্রতি process-এর ভাগ (target ÷ world)-এর একটি ভাজক হতে হবে।")
+    return say(True, "বাজেটে ধরে এমন সবচেয়ে বড় micro-batch, আর k দিয়ে কার্যকর ব্যাচ অটুট।")

@@ -6,8 +6,13 @@ import math
 from .. import formats
 from .core import Verdict, blank_verdict, check_number, is_blank, say
 
-__all__ = ["check_ds_accumulation_steps", "check_initial_skipped_steps", "check_zero_gb_per_gpu", "DEEPSPEED_LOOPS",
-           "check_deepspeed_loop"]
+__all__ = [
+    "DEEPSPEED_LOOPS",
+    "check_deepspeed_loop",
+    "check_ds_accumulation_steps",
+    "check_initial_skipped_steps",
+    "check_zero_gb_per_gpu",
+]
 
 def check_ds_accumulation_steps(train_batch_size: int, micro_batch: int, world_size: int, answer) -> Verdict:
     """অনুশীলনী ০৫.১: train_batch_size, micro-batch আর GPU-র সংখ্যা থেকে gradient_accumulation_steps।"""
@@ -40,9 +45,10 @@ def _initial_skipped_steps(grad_max: float, initial_scale_power: int = 32, hyste
 def check_initial_skipped_steps(grad_max: float, answer, initial_scale_power: int = 32, hysteresis: int = 2) -> Verdict:
     """অনুশীলনী ০৫.২: initial_scale_power থেকে নামতে নামতে DeepSpeed (ZeRO 1/2) শুরুতে কয়টি step বাদ দেয়।"""
     expected = _initial_skipped_steps(grad_max, initial_scale_power, hysteresis)
-    hint = (f"প্রথমে খোঁজো কোন 2-এর ঘাত S-এ {grad_max:g} × S FP16-এর সবচেয়ে বড় সংখ্যা ({formats.FORMATS['fp16'].max:g}) "
-            f"ছাড়ায় না। 2^{initial_scale_power} থেকে সেখানে নামতে কয়টি অর্ধেক করা লাগে? তার সঙ্গে hysteresis: প্রথম "
-            f"{hysteresis - 1}টি overflow-এ scale কমে না, শুধু step বাদ যায়।")
+    hint = (f"প্রথমে খোঁজো কোন 2-এর ঘাত S-এ {grad_max:g} × S FP16-এ রাখলে inf হয় না — মনে রাখো, "
+            f"{formats.FORMATS['fp16'].max:g}-এর একটু ওপরের মান rounding-এ আবার {formats.FORMATS['fp16'].max:g}-এ নামে, "
+            f"inf হয় 65520 থেকে (পাঠ ০১)। 2^{initial_scale_power} থেকে সেখানে নামতে কয়টি অর্ধেক করা লাগে? তার "
+            f"সঙ্গে hysteresis: প্রথম {hysteresis - 1}টি overflow-এ scale কমে না, শুধু step বাদ যায়।")
     return check_number(answer, expected, f"|g|max = {grad_max:g}, initial_scale_power {initial_scale_power}, "
                                           f"hysteresis {hysteresis}-এ শুরুতে বাদ-পড়া ধাপ", hint)
 
