@@ -39,7 +39,7 @@ from mishran.models import GPTConfig, TinyGPT
 from mishran.train import TrainConfig, load_checkpoint, make_scaler, save_checkpoint, train
 
 __all__ = ["LITERATURE_FILE", "SIZES", "Piece", "literature_path", "load_pieces", "split_by_work",
-           "LiteratureData", "BatchStream", "bits_per_char", "bigram_bpc", "heldout_bpc", "sample",
+           "provenance", "LiteratureData", "BatchStream", "bits_per_char", "bigram_bpc", "heldout_bpc", "sample",
            "vocabulary_share", "flops_per_token", "recorded_h200", "CapstoneConfig", "resolve_precision", "run", "main"]
 
 LITERATURE_FILE = "bn_literature.txt"
@@ -76,6 +76,18 @@ def literature_path():
         return packaged
     raise FileNotFoundError(f"সাহিত্যের সংকলন ({LITERATURE_FILE}) পাওয়া যায়নি (literature corpus not found); "
                             f"খুঁজেছি {repo_file} আর mishran/corpus/-এ। কোর্সটা repository থেকে আবার install করো।")
+
+
+def provenance() -> dict:
+    """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
+    return json.loads((_data_dir() / "bn_literature_provenance.json").read_text(encoding="utf-8"))
+
+
+def _data_dir():
+    repo_dir = Path(__file__).resolve().parents[2] / "data"
+    if (repo_dir / LITERATURE_FILE).is_file():
+        return repo_dir
+    return importlib.resources.files("mishran") / "corpus"
 
 
 def load_pieces(path=None) -> list[Piece]:
@@ -345,10 +357,10 @@ def _device_label(device: torch.device) -> str:
     return device_name("cuda") if device.type == "cuda" else (platform.processor() or platform.machine() or "cpu")
 
 
-def run(config: CapstoneConfig, data: LiteratureData | None = None) -> dict | None:
+def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model: bool = False):
     """একটি পুরো run: ট্রেনিং, held-out bpc-এর রেখা, bigram-এর তুলনা, গতি, মেমরি, MFU, নমুনা (পাঠ ০৮)।
 
-    ফল একটি JSON-যোগ্য dict (launcher-এ শুধু rank 0-তে; বাকিরা None)।
+    ফল একটি JSON-যোগ্য dict (launcher-এ শুধু rank 0-তে; বাকিরা None); return_model=True হলে (dict, মডেল)।
     """
     data = data or LiteratureData()
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -372,7 +384,7 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None) -> dict | No
     else:
         trained = _run_torch(model, data, config, precision, device, out)
     if trained is None:
-        return None
+        return (None, None) if return_model else None
 
     if device.type == "cuda":
         out["peak_memory_bytes"] = torch.cuda.max_memory_allocated(device)
@@ -399,7 +411,7 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None) -> dict | No
     if use_ds:
         import importlib.metadata
         out["versions"]["deepspeed"] = importlib.metadata.version("deepspeed")
-    return out
+    return (out, trained) if return_model else out
 
 
 def _eval_len(config, data) -> int:
