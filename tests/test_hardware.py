@@ -184,3 +184,41 @@ def test_sm_spelling_is_accepted(monkeypatch):
 def test_unknown_feature_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown feature"):
         hardware.supports("fp4", "cpu")
+
+
+def test_guard_records_what_a_t4_could_not_run(monkeypatch, tmp_path):
+    log = tmp_path / "violations.txt"
+    monkeypatch.setenv(hardware.SIMULATE_ENV, "7.5")
+    before = torch.get_float32_matmul_precision()
+    undo = hardware.guard_simulation(log)
+    try:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                                   # "CUDA is not available" on CPU
+            with torch.autocast("cuda", dtype=torch.float16):                 # FP16 is a T4's own path: allowed
+                pass
+            assert not log.exists()
+            with torch.autocast("cuda", dtype=torch.bfloat16):                # BF16 autocast on CUDA: recorded
+                pass
+        with torch.autocast("cpu", dtype=torch.bfloat16):                     # the CPU path is not a T4's business
+            pass
+        torch.set_float32_matmul_precision("high")                            # TF32: recorded
+        lines = log.read_text(encoding="utf-8").splitlines()
+        assert len(lines) == 2 and "BF16 autocast" in lines[0] and "TF32" in lines[1]
+        assert all("sm_75" in ln and "test_hardware.py" in ln for ln in lines)
+    finally:
+        undo()
+        torch.set_float32_matmul_precision(before)
+    assert torch.amp.autocast.__init__.__name__ == "__init__"                  # undone
+
+
+def test_guard_is_off_without_the_switch_and_strict_raises(monkeypatch):
+    monkeypatch.delenv(hardware.SIMULATE_ENV, raising=False)
+    assert hardware.guard_simulation() is None
+    monkeypatch.setenv(hardware.SIMULATE_ENV, "7.0")
+    undo = hardware.guard_simulation(strict=True)
+    try:
+        with pytest.raises(RuntimeError, match="TF32"):
+            torch.set_float32_matmul_precision("medium")
+    finally:
+        undo()

@@ -29,6 +29,7 @@ __all__ = [
     "device_name",
     "device_report",
     "gpu_capability",
+    "guard_simulation",
     "is_colab",
     "needs_loss_scaling",
     "recommended_amp_dtype",
@@ -111,6 +112,65 @@ def use_tf32(enabled: bool = True, device: str | None = None) -> bool:
     on = bool(enabled) and (device or default_device()) == "cuda" and supports("tf32", "cuda")
     torch.set_float32_matmul_precision("high" if on else "highest")
     return on
+
+
+def guard_simulation(log_path=None, strict: bool = False):
+    """অনুকরণ চালু থাকলে পাহারা: সেই পুরনো GPU যা পারে না, এমন পথ নেওয়া হলে লিখে রাখে (strict হলে থামায়)।
+
+    ধরে: CUDA-তে BF16 autocast (sm_80-এর আগে), TF32 চালু করা (set_float32_matmul_precision "high"/"medium"),
+    FP8 matmul (torch._scaled_mm, sm_89-এর আগে)। প্রতিটির জন্য log_path-এ এক লাইন: কী, আর কোন লাইনের কোড।
+    T4-এর পথ পরীক্ষা করতে, যেমন একটি sitecustomize.py-তে:
+    `from mishran import hardware; hardware.guard_simulation("/tmp/t4_violations.txt")`।
+    ফেরত: পাহারা তুলে নেওয়ার একটি ফাংশন (অনুকরণ বন্ধ থাকলে None, কিছুই বদলায় না)।
+    """
+    import traceback
+
+    cap = simulated_capability()
+    if cap is None:
+        return None
+    feats = capability_features(cap)
+
+    def violation(what):
+        frame = traceback.extract_stack()[-3]
+        line = f"sm_{cap[0]}{cap[1]}-এ নেই: {what} — {frame.filename}:{frame.lineno}: {(frame.line or '').strip()}"
+        if log_path:
+            with open(log_path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+        if strict:
+            raise RuntimeError(f"{SIMULATE_ENV}: {line}")
+
+    autocast, set_precision, scaled_mm = torch.amp.autocast.__init__, torch.set_float32_matmul_precision, None
+
+    def autocast_init(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if enabled and device_type == "cuda" and not feats["bf16"] and (
+                dtype or torch.get_autocast_dtype("cuda")) == torch.bfloat16:
+            violation("CUDA-তে BF16 autocast")
+        return autocast(self, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    def set_matmul_precision(precision):
+        if precision in ("high", "medium") and not feats["tf32"]:
+            violation(f"TF32 (set_float32_matmul_precision({precision!r}))")
+        return set_precision(precision)
+
+    torch.amp.autocast.__init__ = autocast_init
+    torch.set_float32_matmul_precision = set_matmul_precision
+    if hasattr(torch, "_scaled_mm"):
+        scaled_mm = torch._scaled_mm
+
+        def fp8_matmul(*args, **kwargs):
+            if not feats["fp8"]:
+                violation("FP8 matmul (torch._scaled_mm)")
+            return scaled_mm(*args, **kwargs)
+
+        torch._scaled_mm = fp8_matmul
+
+    def undo():
+        torch.amp.autocast.__init__ = autocast
+        torch.set_float32_matmul_precision = set_precision
+        if scaled_mm is not None:
+            torch._scaled_mm = scaled_mm
+
+    return undo
 
 
 def device_name(device: str | None = None) -> str:
