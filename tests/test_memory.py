@@ -183,9 +183,12 @@ def test_checkpoint_flag_does_nothing_without_grad():
                     "(torch.cuda.max_memory_allocated) exists only there; the CPU tests count tensors instead")
 @pytest.mark.parametrize("mode", ["fp32", "amp_bf16"])
 def test_ledger_sum_is_near_the_cuda_allocator_peak(mode):
-    cfg = GPTConfig(vocab_size=VOCAB, block_size=256, n_layer=4, n_head=4, n_embd=256)
-    x, y = batch(b=16, t=256, device="cuda")
+    # Lesson 06's GPU size: activations dominate. What the ledger leaves out (cuBLAS workspace, the widest
+    # transient gradient of one block's backward) is then small beside the sum; in a tiny model it is not.
+    cfg = GPTConfig(vocab_size=VOCAB, block_size=256, n_layer=12, n_head=6, n_embd=384)
+    x, y = batch(b=32, t=256, device="cuda")
     torch.cuda.empty_cache()
     led = measure_step(TinyGPT(cfg, seed=0).cuda(), (x, y), mode=mode)
     assert led.peak_allocated >= led.parameters + led.optimizer_state
     assert led.ledger_sum == pytest.approx(led.peak_allocated, rel=0.15)
+    assert led.details["untracked_at_start"] >= 0

@@ -338,6 +338,7 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
                 gc.collect()
                 torch.cuda.synchronize(device)
                 torch.cuda.reset_peak_memory_stats(device)
+                at_start = torch.cuda.memory_allocated(device)   # ধাপের শুরুতে যা আছে (model state + বাকি)
             _sync(device)
             t0 = time.perf_counter()
             with SavedTensorCounter(module) as counter:
@@ -398,6 +399,10 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
     led.details = {"gradients_16bit_or_model": g16, "gradients_fp32_copy": g32, "deepspeed_buffers": by_buffer,
                    "activations_by_dtype": dict(counter.by_dtype),
                    "optimizer": type(opt).__name__, "param_dtype": str(params[0].dtype).replace("torch.", "")}
+    if device.type == "cuda":
+        # ধাপের শুরুতে allocator-এ যা ছিল, কিন্তু কোনো খাতে নেই: cuBLAS-এর workspace, DeepSpeed-এর buffer, ইনপুট
+        led.details["allocated_at_start"] = at_start
+        led.details["untracked_at_start"] = at_start - (led.parameters + led.master_weights + led.optimizer_state)
     if engine is not None:
         from . import ds
         ds.release(engine)
@@ -414,7 +419,8 @@ def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0
 
     প্রবন্ধ (Rajbhandari et al. 2020): 2Ψ + 2Ψ + 12Ψ, ভাগ হয় stage অনুযায়ী। DeepSpeed-এর
     estimate_zero2_model_states_mem_needs (offload ছাড়া) 2Ψ + 18Ψ/N গোনে — gradient-এর একটি FP32 কপিও
-    (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)। ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
+    (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)।
+    ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
     """
     from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
     from deepspeed.runtime.zero.stage_1_and_2 import (
@@ -448,7 +454,7 @@ DEFAULT_RUNS = ("fp32", "amp_fp16", "amp_bf16", "ds_bf16:0", "ds_bf16:1", "ds_bf
 def main(argv=None) -> list[dict]:
     """`python -m mishran.memory`: এই যন্ত্রে প্রতিটি mode-এর খাতা ছাপে (পাঠ ০৬-এর মাপ), --json দিলে ফাইলেও লেখে।
 
-    ডিফল্ট মাপ পাঠ ০৬-এর: GPU-তে TinyGPT 6 স্তর × 384, ব্যাচ 32 × 256; CPU-তে 2 স্তর × 64, ব্যাচ 8 × 64।
+    ডিফল্ট মাপ পাঠ ০৬-এর: GPU-তে TinyGPT 12 স্তর × 384, ব্যাচ 32 × 256; CPU-তে 2 স্তর × 64, ব্যাচ 8 × 64।
     CPU-তে ds_fp16 বাদ যায় (DeepSpeed-এর CPU accelerator FP16 নেয় না)।
     """
     import argparse
@@ -460,7 +466,7 @@ def main(argv=None) -> list[dict]:
 
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(prog="python -m mishran.memory", description=main.__doc__.splitlines()[0])
-    p.add_argument("--n-layer", type=int, default=6 if cuda else 2)
+    p.add_argument("--n-layer", type=int, default=12 if cuda else 2)
     p.add_argument("--n-embd", type=int, default=384 if cuda else 64)
     p.add_argument("--n-head", type=int, default=6 if cuda else 4)
     p.add_argument("--block-size", type=int, default=256 if cuda else 64)
