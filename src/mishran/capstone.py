@@ -455,10 +455,7 @@ def _run_torch(model, data, config, precision, device, out):
 def _run_deepspeed(model, data, config, precision, device, out):
     """DeepSpeed engine (পাঠ ০৫-এর mishran.ds): launcher থাকলে কয়েকটি GPU, না থাকলে এক process।"""
     from mishran import ds
-    try:
-        from mishran.ds_config import config_for_device
-    except ImportError:                       # ds_config আলাদা হওয়ার আগের গাছ
-        config_for_device = ds.config_for_device
+    from mishran.ds_config import config_for_device
 
     info = ds.setup_single_process(backend="nccl" if device.type == "cuda" else "gloo")
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
