@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import inspect
 import numbers
+import re
 
 __all__ = ["table_html", "show_table", "source_html", "show_source", "Rich"]
 
@@ -29,7 +30,13 @@ class Rich:
         return self.text
 
 
+_NUMERIC = re.compile(r"^[+\-−]?[\d.,]+(e[+\-]?\d+)?%?$")
+
+
 def _is_number(value) -> bool:
+    """সংখ্যা, বা সংখ্যার মতো লেখা ("0.42", "1,024", "36%") — এগুলো ডানে সাজানো।"""
+    if isinstance(value, str):
+        return bool(_NUMERIC.match(value.strip())) and any(ch.isdigit() for ch in value)
     return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
 
@@ -98,3 +105,23 @@ def show_source(obj) -> None:
 
     code = obj if isinstance(obj, str) else inspect.getsource(obj)
     display(Rich(source_html(code), code))
+
+
+def wrap_text(text, width: int = 96, indent: str = "") -> str:
+    """লম্বা লেখা শুধু ফাঁকা জায়গায় ভেঙে কয়েক লাইনে (পাঠ ০৩–০৫): notebook-এর output-এ বাংলা যুক্তাক্ষর মাঝখানে কাটে না।
+
+    আগের লাইন-ভাঙা (\\n) যেমন আছে থাকে; পরের লাইনগুলো indent দিয়ে শুরু হয়।
+    """
+    import textwrap
+
+    lines = []
+    for line in str(text).split("\n"):
+        lead = line[:len(line) - len(line.lstrip())]
+        lines.extend(textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + indent,
+                                   break_long_words=False, break_on_hyphens=False) or [""])
+    return "\n".join(lines)
+
+
+def print_wrapped(*parts, width: int = 96, indent: str = "  ") -> None:
+    """print()-এর মতো, কিন্তু লম্বা লাইন ফাঁকা জায়গায় ভেঙে ছাপে (পাঠ ০৩–০৫)।"""
+    print(wrap_text(" ".join(str(p) for p in parts), width, indent))

@@ -8,7 +8,10 @@ from .. import formats
 from .core import Verdict, blank_verdict, check_number, is_blank, say
 
 __all__ = ["check_fp16_bits_value", "check_bf16_round", "check_first_unrepresentable_integer", "check_e4m3_max",
-           "check_fp16_decoder", "check_sum_stall"]
+           "check_fp16_decoder", "check_sum_stall", "RANGE_FORMATS", "check_formats_for_range"]
+
+RANGE_FORMATS = ("fp32", "fp16", "bf16", "fp8_e5m2", "fp8_e4m3")
+"""অনুশীলনী ০১.৪-এর ফরম্যাটগুলো।"""
 
 def check_fp16_bits_value(bits: str, answer) -> Verdict:
     """অনুশীলনী ০১.১: FP16 বিট-প্যাটার্ন হাতে পড়ে মান বের করা।"""
@@ -91,3 +94,26 @@ def check_sum_stall(fmt: str, addend: float, answer) -> Verdict:
             f"কোন 2-এর ঘাত (power of 2) থেকে spacing(s, '{f.name}')/2 addend-এর চেয়ে বড় হয়?")
     return check_number(answer, _sum_stall(f, addend), f"{f.label}-এ {addend} বারবার যোগ করলে যোগফল যেখানে থামে",
                         hint)
+
+
+def check_formats_for_range(smallest: float, largest: float, answer) -> Verdict:
+    """অনুশীলনী ০১.৪: কোন ফরম্যাটে, scale ছাড়া, smallest আর largest দুটোই শূন্য/inf/NaN না হয়ে টেকে।
+
+    সত্যটা আসে formats.round_to থেকে (বিট-বিন্যাসের নিয়মে round), কোনো লেখা উত্তর থেকে নয়।"""
+    if is_blank(answer):
+        return blank_verdict()
+    try:
+        chosen = {str(a) for a in answer} if not isinstance(answer, str) else {answer}
+    except TypeError:
+        return say(False, f"ফরম্যাটের নামের একটি set দাও (a set of names), যেমন {{'fp16'}}; পেয়েছি {answer!r}।")
+    unknown = chosen - set(RANGE_FORMATS)
+    if unknown:
+        return say(False, f"অচেনা নাম {sorted(unknown)} (unknown format); বেছে নাও: {', '.join(RANGE_FORMATS)}।")
+    works = {name for name in RANGE_FORMATS if formats.round_to(smallest, name) != 0
+             and math.isfinite(formats.round_to(largest, name))}
+    if chosen == works:
+        return say(True, "দুই প্রান্তই যে ফরম্যাটগুলোতে টেকে, ঠিক সেগুলোই বেছেছ।")
+    if chosen - works:
+        return say(False, "তোমার বাছাইয়ের অন্তত একটি ফরম্যাটে কোনো এক প্রান্ত শূন্য বা inf/NaN হয়ে যায়। প্রতিটির সবচেয়ে "
+                          "ছোট subnormal আর max দুই প্রান্তের সঙ্গে মিলিয়ে দেখো।")
+    return say(False, "আরও অন্তত একটি ফরম্যাটে দুই প্রান্তই টেকে — বাদ পড়েছে। exponent-এর বিট বেশি এমন ফরম্যাটগুলো দেখো।")

@@ -1,0 +1,118 @@
+"""পাঠ ০০ (শুরুর কথা) অনুশীলনীর যাচাই: মেমরির বাজেট, মেপে মেলানো অনুমান, autocast-এর ত্রুটি।
+
+উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — বাইট torch-এর element_size থেকে, অনুমানের
+উত্তর mishran.memory দিয়ে মেপে, ত্রুটি autocast চালিয়ে।
+"""
+from __future__ import annotations
+
+import torch
+
+from .core import Verdict, blank_verdict, is_blank, say
+
+__all__ = ["MODEL_CHOICES", "GROWTH_CHOICES", "FORMAT_CHOICES", "check_largest_model", "check_batch_prediction",
+           "check_smaller_error"]
+
+MODEL_CHOICES = ("350M", "700M", "1B", "1.3B", "2B")
+"""অনুশীলনী ০০.১-এর বিকল্প: প্যারামিটারের সংখ্যা (M = ১০ লক্ষ, B = ১০০ কোটি)।"""
+GROWTH_CHOICES = ("অর্ধেক", "একই", "দ্বিগুণ", "চার গুণ")
+"""অনুশীলনী ০০.২-এর বিকল্প: batch দ্বিগুণ করলে একটি মাপ কী হয়।"""
+FORMAT_CHOICES = ("fp16", "bf16")
+"""অনুশীলনী ০০.৩-এর বিকল্প।"""
+
+_SIZE = {"M": 10 ** 6, "B": 10 ** 9}
+
+
+def _params(choice: str) -> int:
+    return round(float(choice[:-1]) * _SIZE[choice[-1]])
+
+
+def _adam_state_bytes_per_param() -> int:
+    """Adam-সহ প্রশিক্ষণে model state, প্রতি প্যারামিটারে: FP32 ওজন + FP32 gradient + দুই FP32 moment।
+    AMP (autocast)-এ ওজন FP32-ই থাকে, তাই একই সংখ্যা।"""
+    four = torch.empty(0, dtype=torch.float32).element_size()
+    return four + four + 2 * four
+
+
+def _choice(answer, choices, what):
+    if is_blank(answer):
+        return None, blank_verdict()
+    if answer not in choices:
+        return None, say(False, f"{what}: এর একটি বেছে নাও (choose one of) {', '.join(map(repr, choices))}; "
+                                f"পেয়েছি {answer!r}।")
+    return answer, None
+
+
+def check_largest_model(answer, gpu_gib: float = 24, activation_gib: float = 8) -> Verdict:
+    """অনুশীলনী ০০.১: GPU-র মেমরিতে (activation-এর জায়গা রেখে) Adam + AMP-এ সবচেয়ে বড় কোন মডেল আঁটে।"""
+    answer, early = _choice(answer, MODEL_CHOICES, "মডেলের মাপ")
+    if early is not None:
+        return early
+    budget = (gpu_gib - activation_gib) * 2 ** 30
+    per_param = _adam_state_bytes_per_param()
+    fits = [c for c in MODEL_CHOICES if _params(c) * per_param <= budget]
+    best = max(fits, key=_params) if fits else None
+    if answer == best:
+        return say(True, "এই মডেলের model state বাজেটে আঁটে, আর এর পরেরটা আঁটে না।")
+    if _params(answer) * per_param > budget:
+        return say(False, "এই মডেলের model state বাজেট ছাড়িয়ে যায়। Adam-সহ প্রতি প্যারামিটারে কত বাইট — ওজন, "
+                          "gradient আর optimizer-এর অবস্থা মিলিয়ে — আর AMP-এ তার কোনটা সত্যিই ১৬-বিট, ওপরের "
+                          "মাপা সারণি দেখে আবার হিসাব করো।")
+    return say(False, "এটা আঁটে, কিন্তু আরও বড় একটা বিকল্পও আঁটে। বাজেট ÷ (প্রতি প্যারামিটারে বাইট) হিসাব করো।")
+
+
+def _measure(batch_size: int, seq_len: int = 32):
+    """ছোট TinyGPT-এ AMP (BF16, CPU) এক ধাপ মেপে (model state বাইট, activation বাইট)।"""
+    from ..data import CharDataset
+    from ..memory import measure_step
+    from ..models import GPTConfig, TinyGPT
+
+    data = CharDataset()
+    x, y = data.get_batch("train", batch_size, seq_len, generator=torch.Generator().manual_seed(0))
+    model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=seq_len, n_layer=2, n_embd=64), seed=0)
+    ledger = measure_step(model, (x, y), mode="amp_bf16")
+    return ledger.model_states, ledger.activations
+
+
+def _nearest(ratio: float) -> str:
+    factors = dict(zip(GROWTH_CHOICES, (0.5, 1.0, 2.0, 4.0), strict=True))
+    return min(factors, key=lambda k: abs(factors[k] - ratio) / factors[k])
+
+
+def check_batch_prediction(states, activations, batch_size: int = 4) -> Verdict:
+    """অনুশীলনী ০০.২: batch দ্বিগুণ করলে model state আর activation কী হয় — অনুমান, তারপর মেপে যাচাই।"""
+    if is_blank(states) or is_blank(activations):
+        return blank_verdict()
+    for value in (states, activations):
+        _, early = _choice(value, GROWTH_CHOICES, "অনুমান")
+        if early is not None:
+            return early
+    s1, a1 = _measure(batch_size)
+    s2, a2 = _measure(2 * batch_size)
+    truth = (_nearest(s2 / s1), _nearest(a2 / a1))
+    if (states, activations) == truth:
+        return say(True, "তোমার দুই অনুমানই মাপের সঙ্গে মিলেছে।")
+    wrong = "model state" if states != truth[0] else "activation"
+    return say(False, f"{wrong}-এর অনুমান মাপের সঙ্গে মেলেনি। ভাবো: কোনটা মডেলের মাপের ওপর নির্ভর করে, আর কোনটা "
+                      "প্রতিটি উদাহরণের (sample) জন্য আলাদা করে রাখতে হয়?")
+
+
+def _autocast_error(dtype: torch.dtype) -> float:
+    torch.manual_seed(0)
+    a, b = torch.randn(64, 64), torch.randn(64, 64)
+    exact = a @ b
+    with torch.autocast("cpu", dtype=dtype):
+        c = a @ b
+    return ((c.float() - exact).abs().max() / exact.abs().max()).item()
+
+
+def check_smaller_error(answer) -> Verdict:
+    """অনুশীলনী ০০.৩: একই matmul-এ autocast FP16 আর BF16 — কোনটির ত্রুটি কম (অনুমান, তারপর CPU-তে চালিয়ে)।"""
+    answer, early = _choice(answer, FORMAT_CHOICES, "ফরম্যাট")
+    if early is not None:
+        return early
+    errors = {"fp16": _autocast_error(torch.float16), "bf16": _autocast_error(torch.bfloat16)}
+    truth = min(errors, key=errors.get)
+    if answer == truth:
+        return say(True, "চালিয়ে দেখা গেল, এই ফরম্যাটেই ত্রুটি কম।")
+    return say(False, "চালিয়ে দেখা গেল, অন্যটিতে ত্রুটি কম। বিট-চিত্রে দুই ফরম্যাটের mantissa-র বিট গুনে দেখো: "
+                      "সূক্ষ্মতা ঠিক করে কোন অংশ?")
