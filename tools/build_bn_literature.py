@@ -10,7 +10,8 @@ repository-টি আগে নামিয়ে রাখো (git clone, ব�
                                         লাইসেন্সের অবস্থা; বাদ দেওয়া বইও কারণসহ; markup আর NFC-তে কী বদলাল
 নিয়ম (data/bn_literature_LICENSE.md-তেও লেখা): একটি বই রাখা হয় কেবল তখন, যখন (ক) লেখকের মৃত্যুর পরে
 ৬০ বছর পেরিয়েছে (বাংলাদেশ আর ভারতের কপিরাইট আইন: মৃত্যুর পরের বছর থেকে ৬০ বছর), এবং (খ) বইটি ১৯৩০-এর
-আগে প্রকাশিত (যুক্তরাষ্ট্রে ১ জানুয়ারি ২০২৬ থেকে ১৯৩০-এর আগের প্রকাশনা public domain)। সন্দেহ থাকলে বাদ।
+আগে প্রকাশিত (যুক্তরাষ্ট্রে ১ জানুয়ারি ২০২৬ থেকে ১৯৩০ পর্যন্ত প্রকাশিত লেখা public domain; আমরা এক বছর বেশি সাবধান)।
+সন্দেহ থাকলে বাদ।
 """
 from __future__ import annotations
 
@@ -25,14 +26,16 @@ from pathlib import Path
 REPO_URL = "https://github.com/majantali/majantali.github.io"
 OUT_TEXT = "bn_literature.txt"
 OUT_PROVENANCE = "bn_literature_provenance.json"
-RULE = ("kept only if the author died more than 60 years before 2026 (Bangladesh and India: 60 years after the "
-        "year of death) AND the work was first published before 1930 (public domain in the US from 2026-01-01); "
+RULE = ("kept only if the author died more than 60 years before 2026 (Bangladesh and India: 60 years counted from "
+        "the year after death) AND the work was first published before 1930 (in the US, works published in 1930 or "
+        "earlier are public domain from 2026-01-01, 95 years after publication; before 1930 is one year stricter); "
         "when in doubt, left out")
 
 # (ফাইলের নাম, id, লেখক (ইংরেজি), লেখকের জীবনকাল, প্রথম প্রকাশ, টীকা)
 KEPT = [
     ("RabindranathTagore_Prose_GalpaGuchchha_1", "galpaguchchha1", "Rabindranath Tagore", "1861-1941",
-     "stories 1891-1895 in periodicals; collected 1900-1901; Visva-Bharati edition 1926",
+     "stories first published in periodicals from 1884 to the 1890s; collected 1900-1901; "
+     "Visva-Bharati edition 1926",
      "short stories (গল্প); each story is one piece"),
     ("RabindranathTagore_Prose_Lipika", "lipika", "Rabindranath Tagore", "1861-1941", "1922",
      "prose pieces"),
@@ -45,7 +48,8 @@ KEPT = [
     ("BharatChandraRay_Rasamanjari", "rasamanjari", "Bharatchandra Ray Gunakar", "1712-1760",
      "18th century (before 1760)", "verse"),
     ("SukumarRay_Poetry_AbolTabol", "aboltabol", "Sukumar Ray", "1887-1923", "1923", "nonsense verse"),
-    ("SukumarRay_Prose_Hajabarala", "hajabarala", "Sukumar Ray", "1887-1923", "1921 (Sandesh)", "novella"),
+    ("SukumarRay_Prose_Hajabarala", "hajabarala", "Sukumar Ray", "1887-1923",
+     "serialised in Sandesh from 1921, before the author's death in 1923", "novella"),
 ]
 
 LEFT_OUT = [
