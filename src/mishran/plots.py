@@ -11,6 +11,8 @@ import math
 import matplotlib
 from matplotlib import font_manager
 
+from .util import version_at_least
+
 __all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "EVENT_STYLE", "ZERO_LOG2", "INF_LOG2",
            "scale_log2", "draw_timeline", "timeline_figure", "bit_layout_bars", "model_state_bars",
            "bit_fields_figure", "rounding_error_figure", "BAND_STYLE", "log2_hist", "scale_sweep_figure",
@@ -22,17 +24,9 @@ MIN_MATPLOTLIB = (3, 11)
 FIELD_COLORS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c"}
 
 
-def _version_tuple(text: str) -> tuple:
-    parts = []
-    for p in text.split(".")[:2]:
-        digits = "".join(ch for ch in p if ch.isdigit())
-        parts.append(int(digits or 0))
-    return tuple(parts)
-
-
 def setup_bengali(font_size: float = 13) -> str:
     """matplotlib-কে বাংলার জন্য তৈরি করে; ব্যবহৃত ফন্টের নাম ফেরত দেয়।"""
-    if _version_tuple(matplotlib.__version__) < MIN_MATPLOTLIB:
+    if not version_at_least(matplotlib.__version__, ".".join(map(str, MIN_MATPLOTLIB))):
         raise RuntimeError(
             f"matplotlib {matplotlib.__version__} বাংলা যুক্তাক্ষর জোড়া দিতে পারে না (no complex text shaping); "
             "matplotlib>=3.11 লাগবে: pip install -U 'matplotlib>=3.11', তারপর kernel restart করো।")

@@ -13,7 +13,7 @@ import unicodedata
 
 from . import formats
 from .display import table_html
-from .plots import EVENT_STYLE, FIELD_COLORS, draw_timeline  # noqa: F401  # draw_timeline: TEMP-SHIM (lesson 05)
+from .plots import EVENT_STYLE, FIELD_COLORS
 from .scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
 
 __all__ = ["parse_number", "explore", "explorer_html", "bit_explorer"]
