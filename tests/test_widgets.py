@@ -132,6 +132,16 @@ def test_html_colours_each_field_and_reports_errors():
     assert "not a number" in explorer_html("hello")
 
 
+def test_bit_explorer_widget_takes_every_kind_of_text():
+    """The real text box: what a learner types to see overflow, odd inputs, empty — the widget always shows a page."""
+    box, out = bit_explorer("1").children
+    for text, shown in [("10**400", "অসীম (inf)"), ("2**2**2**2**2**2", "অসীম (inf)"), ("-8**0.5", "-2.828"),
+                        ("0/0", "NaN"), ("", "type a number"), ("abc", "not a number"), ("2^10", "**"),
+                        ("(" * 300, "too long"), ("৬৫৫২০", "অসীম (inf)"), ("1e-8", "শূন্য (zero)")]:
+        box.value = text
+        assert shown in out.value, (text, out.value[:200])
+
+
 def test_widget_updates_when_the_learner_types():
     box, out = bit_explorer("1").children
     assert "1.0" in out.value

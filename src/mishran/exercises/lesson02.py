@@ -159,5 +159,4 @@ def check_scaled_clip_step(step_fn: Callable) -> Verdict:
     if scaler.get_scale() != 2.0 ** 9:
         return say(False, f"inf-এর পরে scale হওয়ার কথা {2.0 ** 9:g}, কিন্তু আছে {scaler.get_scale():g}। "
                            "প্রতি ধাপের শেষে scaler.update() ডাকো — সে-ই scale কমায়-বাড়ায়।")
-    return say(True, "ক্রম ঠিক: scale → backward → unscale_ → clip → scaler.step → scaler.update। আসল gradient "
-                      "ছাঁটা হলো, আর inf-এ ধাপ বাদ গিয়ে scale অর্ধেক হলো।")
+    return say(True, "তোমার ধাপ-ফাংশন আসল মাপের gradient ছাঁটে, আর inf এলে ধাপ বাদ দিয়ে scale অর্ধেক করে।")
