@@ -152,3 +152,17 @@ def test_top_k_one_is_the_same_for_every_seed():
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=3)
     texts = {capstone.sample(model, data.tokenizer, "আমি", 20, temperature=2.0, top_k=1, seed=s) for s in range(3)}
     assert len(texts) == 1
+
+
+def test_two_ranks_see_exactly_the_one_gpu_batch():
+    data = capstone.LiteratureData(capstone.load_pieces()[:40])
+    one = capstone.BatchStream(data, micro_batch=3, accumulation_steps=4, block_size=16, seed=5)
+    ranks = [capstone.BatchStream(data, micro_batch=3, accumulation_steps=2, block_size=16, world_size=2, rank=r,
+                                  seed=5) for r in range(2)]
+    for _ in range(3):                              # তিনটি optimizer step
+        x_one = torch.stack([one()[0] for _ in range(4)])                       # (accum 4, micro 3, T)
+        x_two = torch.stack([torch.stack([s()[0] for _ in range(2)]) for s in ranks], 1)   # (2, rank, 3, T)
+        # এক GPU-র ৪টি micro-batch = দুই GPU-র ২ × ২টি, একই নমুনা; মোট ১২টি আলাদা জায়গা থেকে
+        assert torch.equal(x_one.reshape(-1, 16), x_two.reshape(-1, 16))
+    assert ranks[0].global_batch == one.global_batch == 12
+    assert not torch.equal(ranks[0]()[0], ranks[1]()[0])     # দুই rank একই নমুনা নেয় না
