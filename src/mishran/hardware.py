@@ -131,7 +131,9 @@ def guard_simulation(log_path=None, strict: bool = False):
     feats = capability_features(cap)
 
     def violation(what):
-        frame = traceback.extract_stack()[-3]
+        # যে কোড ডেকেছে তার লাইন: এই ফাইলের আর অন্য মোড়কের (যেমন sitecustomize) frame বাদ দিয়ে
+        frame = next(f for f in reversed(traceback.extract_stack()[:-1])
+                     if f.filename != __file__ and not f.filename.endswith("sitecustomize.py"))
         line = f"sm_{cap[0]}{cap[1]}-এ নেই: {what} — {frame.filename}:{frame.lineno}: {(frame.line or '').strip()}"
         if log_path:
             with open(log_path, "a", encoding="utf-8") as f:
