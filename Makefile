@@ -16,7 +16,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # What was asked for torch; a change re-runs the torch step (and says so).
 TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
 
-.PHONY: lab test unit notebooks lint clean-notebooks colab help student lint-code python-check FORCE
+.PHONY: lab test unit notebooks lint clean-notebooks colab help student lint-code python-check site browser-test FORCE
 
 help:  ## এই তালিকা: প্রতিটি target আর সে কী করে
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## /\1\t/' | \
@@ -70,7 +70,21 @@ notebooks: $(VENV)/.stamp-test  ## nbval দিয়ে সব notebook চা�
 	$(PY) -m pytest -q --nbval-lax notebooks; rc=$$?; \
 	echo "notebooks: $$(( $$(date +%s) - start )) s in all"; exit $$rc
 
-test: lint-code unit notebooks  ## ruff, unit tests, তারপর সব notebook
+test: lint-code unit notebooks browser-test  ## ruff, unit tests, সব notebook, তারপর browser-এ পাঠ ও ওয়েবসাইট
+
+# The course website (issue 12): tools/build_site.py runs every lesson once (nbclient) and renders it with
+# nbconvert's lab template plus a small one of ours (site/templates/mishran). Chosen over Jupyter Book:
+# nbconvert comes with JupyterLab already, builds offline (the widget manager and MathJax are two npm
+# tarballs, fetched once into build/site-vendor/) and quickly on 2 cores; Jupyter Book 2 downloads its theme
+# at build time, Jupyter Book 1 adds Sphinx and some 20 packages for the same pages.
+SITE_DIR ?= out/site
+site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট out/site/-এ: সব পাঠ CPU-তে চালিয়ে স্থির HTML, docs, index
+	$(PY) tools/build_site.py --out $(SITE_DIR)
+
+# Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, every widget touched once;
+# then every page of the site. Screenshots in out/browser/. Needs `apt-get install chromium fonts-beng`.
+browser-test: site  ## browser-এ প্রতিটি পাঠ (JupyterLab) আর ওয়েবসাইট যাচাই; screenshot out/browser/-এ
+	MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" $(PY) -m pytest -q tests/browser
 
 # For authors: measure the notebooks against the course conventions (the tool lives beside the checkout).
 lint:  ## (লেখকদের) পাশের course_lint.py দিয়ে notebook-এর রীতি মাপে

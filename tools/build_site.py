@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""মিশ্রণের ওয়েবসাইট বানায় (`make site`): প্রতিটি পাঠ CPU-তে একবার চালিয়ে nbconvert দিয়ে স্থির HTML,
+ফল, চিত্র আর widget-এর শেষ অবস্থাসহ; docs/ আর README-ও একই template-এ; বাংলায় একটি index পাতা।
+
+The course website: every notebook executed once (nbclient, widget state stored) and rendered with nbconvert's
+lab template plus a small template of ours (site/templates/mishran); the docs and the README rendered the same
+way; an index page in Bengali with the lesson map. Nothing comes from a CDN: the widget manager
+(@jupyter-widgets/html-manager) and MathJax 3, each fetched once from the npm registry with `npm pack` and
+cached in build/site-vendor/, and the Hind Siliguri font (fontpkg-hind-siliguri) are copied into _static/.
+
+    python tools/build_site.py [--out out/site] [--no-cache] [--jobs N] [--timeout S] [NOTEBOOK ...]
+
+Executed notebooks are cached in build/site-cache/, keyed by the notebook, mishran's sources and data/, so a
+second build after a docs change does not run the lessons again. A cell that raises fails the build.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unicodedata
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TEMPLATES = REPO / "site" / "templates"
+# From the npm registry (tarballs only, no dependencies): the widget manager that renders saved widget state
+# (for ipywidgets 8, widget state version 2) and MathJax 3.
+NPM_PACKAGES = {"@jupyter-widgets/html-manager": "1.0.15", "mathjax": "3.2.2"}
+BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
+COLAB_BADGE = re.compile(r'<img[^>]*src="https://colab\.research\.google\.com/assets/colab-badge\.svg"[^>]*>')
+DOC_ORDER = ["teachers_guide", "glossary", "troubleshooting", "colab", "benchmarks"]
+
+
+# ---------- assets shipped with the site ----------
+
+def npm_package(name: str, version: str, cache: Path) -> Path:
+    """npm registry-র একটি প্যাকেজ (কেবল তার tarball, `npm pack`), build/site-vendor/-এ একবার নামিয়ে রাখা।"""
+    dest = cache / f"{name.replace('/', '+')}-{version}"
+    if (dest / "package.json").is_file():
+        return dest
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit(f"build_site: npm পাওয়া যায়নি (npm not found); {name} লাগে। Debian/Ubuntu-তে "
+                 "`apt-get install npm`, তারপর আবার `make site`।")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([npm, "pack", "--silent", "--pack-destination", tmp, f"{name}@{version}"], check=True,
+                       stdout=subprocess.DEVNULL)
+        tgz = next(Path(tmp).glob("*.tgz"))
+        with tarfile.open(tgz) as tar:
+            tar.extractall(tmp, filter="data")
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.move(str(Path(tmp) / "package"), dest)
+    return dest
+
+
+def vendor(cache: Path) -> dict[str, Path]:
+    return {name: npm_package(name, version, cache) for name, version in NPM_PACKAGES.items()}
+
+
+def copy_static(out: Path, cache: Path) -> None:
+    static = out / "_static"
+    packages = vendor(cache)
+    # only what the pages load: embed.js (no require.js) with its icon fonts; MathJax's tex-chtml-full.js with
+    # the components it may load later (fonts, menu, accessibility), not the other combined builds
+    shutil.copytree(packages["@jupyter-widgets/html-manager"] / "dist", static / "html-manager",
+                    ignore=shutil.ignore_patterns("*.map", "*amd.js"))
+    other_builds = [p.name for p in (packages["mathjax"] / "es5").glob("*.js") if p.name != "tex-chtml-full.js"]
+    shutil.copytree(packages["mathjax"] / "es5", static / "mathjax", ignore=shutil.ignore_patterns(*other_builds))
+    import fontpkg_hind_siliguri
+    fonts = static / "fonts"
+    fonts.mkdir(parents=True)
+    for ttf in sorted((fontpkg_hind_siliguri.ROOT / "files").glob("*.ttf")):
+        shutil.copy2(ttf, fonts / ttf.name)
+    shutil.copy2(fontpkg_hind_siliguri.ROOT / "LICENSE", fonts / "OFL.txt")
+    shutil.copy2(REPO / "site" / "mishran.css", static / "mishran.css")
+
+
+# ---------- executing the lessons ----------
+
+def source_key(nb_path: Path) -> str:
+    """নোটবুক, mishran-এর কোড আর data/ — যেকোনো একটা বদলালে নতুন করে চালাতে হয়।"""
+    h = hashlib.sha256(nb_path.read_bytes())
+    for folder in (REPO / "src" / "mishran", REPO / "data"):
+        for p in sorted(folder.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(str(p.relative_to(REPO)).encode())
+                h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class LessonFailed(RuntimeError):
+    """একটি পাঠ চালাতে গিয়ে কোনো ঘর ব্যর্থ হলো।"""
+
+
+def execute(nb_path: Path, workdir: Path, cache: Path | None, timeout: int) -> tuple[object, float, bool]:
+    """নোটবুক চালায় (widget-এর অবস্থা রেখে); ফেরত: (nb, সেকেন্ড, cache থেকে কি না)।"""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cached = cache / f"{nb_path.stem}-{source_key(nb_path)}.ipynb" if cache else None
+    if cached and cached.is_file():
+        return nbformat.read(cached, as_version=4), 0.0, True
+    nb = nbformat.read(nb_path, as_version=4)
+    start = time.perf_counter()
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+                       resources={"metadata": {"path": str(workdir)}}).execute()
+    except Exception as err:                        # CellExecutionError, timeout, dead kernel
+        raise LessonFailed(f"{nb_path.name}: {type(err).__name__}: {str(err)[-1500:]}") from None
+    seconds = time.perf_counter() - start
+    print(f"  {seconds:6.1f} s  {nb_path.name}", flush=True)
+    if cached:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, cached)
+    return nb, seconds, False
+
+
+# ---------- links, anchors, navigation ----------
+
+def github_slug(text: str) -> str:
+    """GitHub-এর heading anchor: ছোট হাতের অক্ষর, অক্ষর/অঙ্ক/চিহ্ন (mark)/-/_ ছাড়া সব বাদ, ফাঁকা → -।"""
+    keep = []
+    for ch in text.strip().lower():
+        cat = unicodedata.category(ch)
+        if ch in "-_" or cat[0] in "LMN" or cat == "Pc":
+            keep.append(ch)
+        elif ch == " ":
+            keep.append("-")
+    return "".join(keep)
+
+
+HEADING = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)</h\1>', re.S)
+
+
+def add_github_anchors(page: str) -> str:
+    """প্রতিটি heading-এ GitHub-এর মতো id-ও যোগ করে, যাতে README/docs-এর `#...` link site-এও কাজ করে।"""
+    def fix(m):
+        level, hid, inner = m.groups()
+        text = html.unescape(re.sub(r"<[^>]+>", "", re.sub(r'<a class="anchor-link".*?</a>', "", inner)))
+        slug = github_slug(text)
+        extra = f'<span id="{html.escape(slug)}"></span>' if slug and slug != hid else ""
+        return f'<h{level} id="{hid}">{extra}{inner}</h{level}>'
+    return HEADING.sub(fix, page)
+
+
+def rewrite_links(page: str, src_dir: str, copy_files: set[str]) -> str:
+    """repo-র ভেতরের link: .ipynb/.md → .html; অন্য ফাইল (যেমন LICENSE) site-এ কপি হয়।"""
+    def fix(m):
+        attr, url = m.group(1), html.unescape(m.group(2))
+        if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I) or url.startswith(("#", "/")):
+            return m.group(0)
+        path, sep, frag = url.partition("#")
+        if not path:
+            return m.group(0)
+        target = posixpath.normpath(posixpath.join(src_dir, path))
+        if target.endswith((".ipynb", ".md")):
+            path = posixpath.splitext(path)[0] + ".html"
+        elif (REPO / target).is_file():
+            copy_files.add(target)
+        return f'{attr}="{html.escape(path + sep + frag, quote=True)}"'
+    return re.sub(r'(href)="([^"]*)"', fix, page)
+
+
+def first_heading(text: str) -> str:
+    m = re.search(r"^#\s+(.+)$", text, re.M)
+    return m.group(1).strip() if m else ""
+
+
+def lesson_info(nb) -> dict:
+    head = nb.cells[0].source if nb.cells else ""
+    info = {"title": first_heading(head)}
+    m = re.search(r"^\*([^*\n]+)\*\s*$", head, re.M)
+    info["subtitle"] = m.group(1).strip() if m else ""
+    for key, label in (("level", "স্তর"), ("time", "সময়")):
+        m = re.search(rf"\*\*{label}:\*\*\s*(.+?)।?\s*(?:·|\*\*|$)", head, re.M)
+        info[key] = m.group(1).strip() if m else ""
+    return info
+
+
+def nav_html(root: str, prev: tuple | None, nxt: tuple | None, docs: list[tuple]) -> str:
+    parts = [f'<a class="mishran-home" href="{root}index.html">মিশ্রণ — সব পাঠ</a>']
+    if prev:
+        parts.append(f'<a href="{root}{prev[0]}">← {html.escape(prev[1])}</a>')
+    if nxt:
+        parts.append(f'<a href="{root}{nxt[0]}">{html.escape(nxt[1])} →</a>')
+    parts.append('<span class="mishran-spacer"></span>')
+    parts += [f'<a href="{root}{href}">{html.escape(title)}</a>' for href, title in docs]
+    return "\n".join(parts)
+
+
+# ---------- rendering ----------
+
+def make_exporter():
+    from nbconvert import HTMLExporter
+    exporter = HTMLExporter(template_name="mishran", extra_template_basedirs=[str(TEMPLATES)])
+    exporter.language_code = "bn"
+    return exporter
+
+
+def render(exporter, nb, root: str, nav: str, title: str) -> str:
+    math = any(c.cell_type == "markdown" and "$" in c.source for c in nb.cells)
+    exporter.widget_renderer_url = f"{root}_static/html-manager/embed.js"
+    nb.metadata["title"] = title
+    footer = (f'কোড MIT (<a href="{root}LICENSE">LICENSE</a>), পাঠের লেখা আর docs CC BY-SA 4.0 '
+              f'(<a href="{root}LICENSE-CONTENT">LICENSE-CONTENT</a>)। ফন্ট Hind Siliguri, SIL Open Font License '
+              f'(<a href="{root}_static/fonts/OFL.txt">OFL.txt</a>)।')
+    body, _ = exporter.from_notebook_node(nb, resources={"mishran": {"root": root, "nav": nav, "math": math,
+                                                                    "footer": footer}})
+    return body
+
+
+def markdown_notebook(text: str):
+    import nbformat.v4 as v4
+    nb = v4.new_notebook(cells=[v4.new_markdown_cell(text)])
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def prepare_lesson(nb) -> None:
+    """সমাধানের ঘর <details>-এর ভেতরে কোডসহ দেখায়, তাই source_hidden তুলে দেওয়া হয়।"""
+    for cell in nb.cells:
+        if "solution" in cell.metadata.get("tags", []):
+            cell.metadata.get("jupyter", {}).pop("source_hidden", None)
+
+
+def finish(page: str, src_dir: str, copy_files: set[str], name: str) -> str:
+    page = COLAB_BADGE.sub('<span class="mishran-colab">Colab-এ খোলো (Open in Colab)</span>', page)
+    page = add_github_anchors(rewrite_links(page, src_dir, copy_files))
+    external = re.findall(r'<(?:img|script|link|iframe)\b[^>]*\b(?:src|href)="(https?:[^"]+)"', page)
+    if external:
+        sys.exit(f"build_site: {name} loads from outside the site (no CDN allowed): {sorted(set(external))}")
+    return page
+
+
+def lesson_map(lessons: list[tuple[Path, dict]]) -> str:
+    rows = ["| পাঠ | শিরোনাম | স্তর | সময় |", "|---|---|---|---|"]
+    for path, info in lessons:
+        number = path.name[:2].translate(BN_DIGITS)
+        sub = f" — *{info['subtitle']}*" if info["subtitle"] else ""
+        rows.append(f"| {number} | [{info['title']}](notebooks/{path.name}){sub} | {info['level']} | {info['time']} |")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
+    ap.add_argument("--out", type=Path, default=REPO / "out" / "site")
+    ap.add_argument("--no-cache", action="store_true", help="run every lesson again")
+    ap.add_argument("--jobs", type=int, default=1, help="lessons executed at once (default 1: 2 cores)")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    args = ap.parse_args(argv)
+
+    os.environ.pop("MPLBACKEND", None)        # kernel-এ inline চিত্র চাই; CI-র MPLBACKEND=Agg চিত্র লুকাত
+    notebooks = sorted(args.notebooks or (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    out = args.out.resolve()
+    build = REPO / "build"
+    t_all = time.perf_counter()
+    vendor(build / "site-vendor")                  # npm first: fail early when it cannot be had
+
+    # নোটবুকগুলো একটি অস্থায়ী কপিতে চলে (তারা যা লেখে তা repo-তে পড়ে না); পাঠ ০০ notebooks/ ফোল্ডার দেখে
+    work = Path(tempfile.mkdtemp(prefix="mishran-site-"))
+    shutil.copytree(REPO / "notebooks", work / "notebooks")
+    shutil.copytree(REPO / "docs", work / "docs")
+    cache = None if args.no_cache else build / "site-cache"
+    print(f"executing {len(notebooks)} notebooks (cache: {cache or 'off'})", flush=True)
+
+    def run(path):
+        try:
+            return execute(work / "notebooks" / path.name, work / "notebooks", cache, args.timeout)
+        except LessonFailed as err:
+            return err
+
+    try:
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            results = list(pool.map(run, notebooks))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    failed = [r for r in results if isinstance(r, LessonFailed)]
+    for err in failed:
+        print(f"\nFAILED {err}", file=sys.stderr)
+    if failed:
+        print(f"build_site: {len(failed)} of {len(notebooks)} lessons failed; no site written", file=sys.stderr)
+        return 1
+    for path, (_, _, hit) in zip(notebooks, results, strict=True):
+        if hit:
+            print(f"  cached    {path.name}")
+
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_static(out, build / "site-vendor")
+    docs = [REPO / "docs" / f"{name}.md" for name in DOC_ORDER if (REPO / "docs" / f"{name}.md").is_file()]
+    docs += sorted(p for p in (REPO / "docs").glob("*.md") if p not in docs)
+    doc_titles = [(f"docs/{p.stem}.html", first_heading(p.read_text(encoding="utf-8")) or p.stem) for p in docs]
+    lessons = [(path, lesson_info(nb)) for path, (nb, _, _) in zip(notebooks, results, strict=True)]
+    pages = [(f"notebooks/{p.stem}.html", f"পাঠ {p.name[:2].translate(BN_DIGITS)}") for p, _ in lessons]
+
+    exporter = make_exporter()
+    copy_files: set[str] = set()
+    for i, ((path, info), (nb, _, _)) in enumerate(zip(lessons, results, strict=True)):
+        prepare_lesson(nb)
+        nav = nav_html("../", pages[i - 1] if i else None, pages[i + 1] if i + 1 < len(pages) else None, doc_titles)
+        page = render(exporter, nb, "../", nav, f"{info['title']} — মিশ্রণ")
+        (out / "notebooks").mkdir(exist_ok=True)
+        (out / "notebooks" / f"{path.stem}.html").write_text(finish(page, "notebooks", copy_files, path.name),
+                                                             encoding="utf-8")
+    for doc, (href, title) in zip(docs, doc_titles, strict=True):
+        nav = nav_html("../", None, None, doc_titles)
+        page = render(exporter, markdown_notebook(doc.read_text(encoding="utf-8")), "../", nav, f"{title} — মিশ্রণ")
+        (out / "docs").mkdir(exist_ok=True)
+        (out / href).write_text(finish(page, "docs", copy_files, doc.name), encoding="utf-8")
+    readme = REPO / "README.md"
+    page = render(exporter, markdown_notebook(readme.read_text(encoding="utf-8")), "", nav_html("", None, None,
+                  doc_titles), "README — মিশ্রণ")
+    (out / "README.html").write_text(finish(page, "", copy_files, "README.md"), encoding="utf-8")
+
+    index = (REPO / "site" / "index.md").read_text(encoding="utf-8")
+    index = index.replace("{{LESSON_MAP}}", lesson_map(lessons)).replace(
+        "{{DOCS_LIST}}", "\n".join(f"- [{t}](docs/{Path(h).stem}.md)" for h, t in doc_titles))
+    page = render(exporter, markdown_notebook(index), "", nav_html("", None, None, doc_titles), "মিশ্রণ")
+    (out / "index.html").write_text(finish(page, "", copy_files, "index.md"), encoding="utf-8")
+
+    for rel in sorted(copy_files):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, out / rel)
+    n_pages = len(list(out.rglob("*.html")))
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+    executed = sum(s for _, s, _ in results)
+    print(f"site: {n_pages} pages, {size:.1f} MiB in {out} — lessons executed in {executed:.0f} s, "
+          f"{time.perf_counter() - t_all:.0f} s in all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
