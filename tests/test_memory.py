@@ -67,6 +67,34 @@ def test_autocast_casts_go_to_the_cast_cache():
     assert c.saved_parameters == 0
 
 
+@pytest.mark.parametrize("dtype", [None, torch.bfloat16])
+def test_counting_changes_no_gradient_and_keeps_no_graph_alive(dtype):
+    import gc
+    import weakref
+
+    x, y = batch()
+    grads, alive = [], []
+    for count in (False, True):
+        model, refs = tiny(), []
+        hooks = SavedTensorCounter(model) if count else torch.autograd.graph.saved_tensors_hooks(
+            lambda t: t, lambda t: t)
+        with hooks, torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+            logits, loss = model(x, y)
+        loss.backward()
+        grads.append([p.grad for p in model.parameters()])
+        # a forward with no backward, as activation_bytes does; GELU saves c_fc's output
+        handle = model.transformer.h[0].mlp.c_fc.register_forward_hook(
+            lambda mod, inp, out, refs=refs: refs.append(weakref.ref(out)))
+        with SavedTensorCounter(model):
+            logits, loss = model(x, y)
+        handle.remove()
+        del logits, loss
+        gc.collect()
+        alive.append(refs[0]() is not None)
+    assert all(torch.equal(a, b) for a, b in zip(*grads, strict=True))
+    assert alive == [False, False]               # the graph is freed: the counter holds no cycle
+
+
 def test_views_of_one_storage_count_once():
     t = torch.randn(64, 32)
     n, keys = storage_bytes([t, t.t(), t[:10], t.view(-1)])

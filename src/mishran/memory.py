@@ -125,12 +125,14 @@ class SavedTensorCounter:
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t)
 
     def _pack(self, t):
+        # t.detach() ফেরত দিই, t নয়: t নিজে রাখলে t → grad_fn → t একটি চক্র হয়, আর backward না চালালে
+        # পুরো graph মেমরিতে থেকে যায় (leak)। detach একই storage-এর আরেকটি নাম, তাই গোনা বা gradient বদলায় না।
         self.count += 1
         if not _real(t):
-            return t
+            return t.detach()
         key = _storage_key(t)
         if key in self._seen:
-            return t
+            return t.detach()
         nbytes = t.untyped_storage().nbytes()
         if key in self._param_keys:
             kind = "parameter"
@@ -144,7 +146,7 @@ class SavedTensorCounter:
             name = str(t.dtype).replace("torch.", "")
             self.by_dtype[name] = self.by_dtype.get(name, 0) + nbytes
         self._seen[key] = kind
-        return t
+        return t.detach()
 
     def __enter__(self):
         self._hooks.__enter__()
