@@ -50,10 +50,16 @@ def test_compare_loop_measures_an_overhead_that_is_really_there(capsys, monkeypa
 
 def test_mishran_train_loop_is_about_as_fast_as_the_hand_written_one():
     # same model, batch and precision; best of 5 alternating runs each; a loop that did extra work per step
-    # (a sync, a copy of the weights, a second backward) would cost far more than this margin
+    # (a sync, a copy of the weights, a second backward) would cost far more than this margin. A busy shared
+    # machine can stall one measurement for a while, so up to three attempts: a real overhead shows in every one.
     sizes = bench.BenchSizes(layers=1, d_model=64, batch=4, seq=16, vocab=64, steps=4, warmup=2)
-    c = bench.compare_loop("fp32", sizes, "cpu", repeats=5)
-    assert c["train_step_s"] < 1.3 * c["plain_step_s"], c
+    ratios = []
+    for _ in range(3):
+        c = bench.compare_loop("fp32", sizes, "cpu", repeats=5)
+        ratios.append(c["train_step_s"] / c["plain_step_s"])
+        if ratios[-1] < 1.3:
+            break
+    assert min(ratios) < 1.3, ratios
 
 
 def test_the_table_names_the_device_and_says_what_was_skipped(capsys):

@@ -22,6 +22,7 @@ import json
 import re
 import shutil
 import time
+import warnings
 from dataclasses import asdict, dataclass, replace
 
 import torch
@@ -201,7 +202,9 @@ def build(mode: str, sizes: BenchSizes, device: str):
     x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
     y = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
     if spec.fp8:
-        from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+        with warnings.catch_warnings():               # torchao-র নিজের ফাইলের SyntaxWarning (আমাদের নয়)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            from torchao.float8 import Float8LinearConfig, convert_to_float8_training
         convert_to_float8_training(model.encoder, module_filter_fn=_fp8_filter,
                                    config=Float8LinearConfig.from_recipe_name(spec.fp8))
     optimizer = _optimizer(model.parameters(), spec.optimizer)

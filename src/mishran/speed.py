@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import time
 from dataclasses import asdict, replace
@@ -19,7 +21,7 @@ from mishran import bench
 from mishran.hardware import default_device, device_report
 from mishran.train import autocast_for, make_scaler
 
-__all__ = ["CATEGORIES", "categorize", "profile_step", "mfu", "time_matmul", "vocab_sweep", "reference_figures",
+__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "time_matmul", "vocab_sweep", "reference_figures",
            "main"]
 
 # ভাগগুলো, যে ক্রমে দেখানো হয়
@@ -40,6 +42,27 @@ def categorize(name: str, in_optimizer: bool = False) -> str:
     if _MATMUL.search(name):
         return "matmul"
     return "other"
+
+
+@contextlib.contextmanager
+def _quiet_profiler_log():
+    """profiler-এর C++ অংশ (Kineto) stderr-এ 'STAGE … Completed Stage' লাইন লেখে; মাপার সময়টুকু চুপ রাখা।"""
+    try:
+        saved = os.dup(2)
+    except OSError:                       # stderr-এর fd নেই (কিছু পরিবেশে): যেমন আছে থাকুক
+        yield
+        return
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+# profiler-এর নিজের ঘটনা (CUDA-তে প্রথম ডাকে দেখা যায়), মডেলের কাজ নয়
+_PROFILER_OWN = ("Activity Buffer Request", "Lazy Function Loading")
 
 
 def _inside_optimizer(event) -> bool:
@@ -67,7 +90,7 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     activities = [torch.profiler.ProfilerActivity.CPU]
     if device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities) as prof:
+    with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
         start = time.perf_counter()
         bench._plain_steps(forward, optimizer, scaler, ctx, x, y, steps)
         bench._sync(device)
@@ -79,7 +102,7 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
         if event.device_type != DeviceType.CPU:
             continue
         us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
-        if us <= 0:
+        if us <= 0 or event.name in _PROFILER_OWN:
             continue
         category = categorize(event.name, _inside_optimizer(event))
         calls[category] += 1
@@ -92,6 +115,23 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     calls = {c: n / steps for c, n in calls.items()}
     return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops, "top": ops[:12], "wall_s": wall,
             "counted": "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়"}
+
+
+def op_events(fn, *args, device: str = "cpu") -> list:
+    """fn(*args) একবার চালিয়ে যে op/kernel সময় নিল তাদের তালিকা [(নাম, মাইক্রোসেকেন্ড)] (পাঠ ০৭: compile-এর fusion)।"""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
+        fn(*args)
+        bench._sync(device)
+    out = []
+    for event in prof.events():
+        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
+        if event.device_type == DeviceType.CPU and us > 0 and event.name not in _PROFILER_OWN \
+                and not event.name.startswith(("Torch-Compiled", "CompiledFunction")):
+            out.append((event.name, us))
+    return out
 
 
 def mfu(flops_per_step: float, step_s: float, peak_tflops: float | None) -> float | None:
