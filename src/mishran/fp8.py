@@ -119,6 +119,6 @@ def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def matmul_errors(a: torch.Tensor, b: torch.Tensor, fmt_a="fp8_e4m3", fmt_b="fp8_e4m3") -> dict:
-    """একই a @ b তিনভাবে FP8-এ (none, tensorwise, rowwise): FP64-এর সঠিক ফলের তুলনায় আপেক্ষিক ভুল (পাঠ ০৭)।"""
+    """একই a @ b তিনভাবে FP8-এ (none, tensorwise, rowwise): FP64-এর সঠিক ফলের তুলনায় আপেক্ষিক ত্রুটি (পাঠ ০৭)।"""
     ref = _matrix(a, "a").double() @ _matrix(b, "b").double()
     return {s: relative_error(scaled_matmul(a, b, fmt_a, fmt_b, s).out, ref) for s in SCALINGS}

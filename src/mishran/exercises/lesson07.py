@@ -162,7 +162,7 @@ def check_fp8_matmul_fix(fn) -> Verdict:
         if not torch.allclose(got.float(), want, rtol=1e-4, atol=1e-6 * want.abs().max().item()):
             exact = a.double() @ b.double()
             err = fp8.relative_error(got, exact)
-            return say(False, f"ফল মেলেনি (সঠিক ফলের তুলনায় আপেক্ষিক ভুল {err:.3g})। scale কোন দিকে কাজ করে, আর "
+            return say(False, f"ফল মেলেনি (সঠিক ফলের তুলনায় আপেক্ষিক ত্রুটি {err:.3g})। scale কোন দিকে কাজ করে, আর "
                               "ফল আসল এককে ফেরাতে কী দিয়ে ভাগ করতে হয়, খেয়াল করো।")
     return say(True, "scale = max ÷ amax: বড় মানটিকে ফরম্যাটের max-এ তোলে; ভাগ দিয়ে আসল এককে ফেরা। উল্টো scale "
                       "সব মানকে subnormal বা শূন্যে ঠেলে দেয়।")
