@@ -1,4 +1,4 @@
-"""Second-round exercise checks of lessons 03-05 (LESSONS-B): right answers pass, wrong ones explain, blanks never fail."""
+"""Second-round exercise checks of lessons 03-05 (LESSONS-B): right answers pass, wrong ones explain."""
 import torch
 
 from mishran.exercises import lesson03 as l03
@@ -46,3 +46,14 @@ def test_micro_and_k_under_a_budget():
     assert not l04.check_micro_and_k({"micro": 16, "k": 2}, 40, 10, 3, target=64, world=2)   # does not fit
     assert not l04.check_micro_and_k({"micro": 8, "k": 2}, 40, 10, 3, target=64, world=2)    # wrong batch
     assert not l04.check_micro_and_k({"micro": ..., "k": ...}, 40, 10, 3, target=64, world=2)
+
+
+def test_smallest_zero_stage_under_a_budget(capsys):
+    from mishran.exercises import lesson05 as l05
+    # by hand, 13e9 weights on 8 GPUs: stage 1 = 4Ψ + 12Ψ/8 = 71.5 GB > 60; stage 2 = 2Ψ + 14Ψ/8 = 48.75 GB ≤ 60
+    assert l05.check_smallest_zero_stage(13e9, 8, 60, 2)
+    assert not l05.check_smallest_zero_stage(13e9, 8, 60, 1)     # does not fit
+    assert not l05.check_smallest_zero_stage(13e9, 8, 60, 3)     # fits, but 2 is enough
+    assert not l05.check_smallest_zero_stage(13e9, 8, 60, True)
+    assert not l05.check_smallest_zero_stage(13e9, 8, 60, ...)
+    assert l05.check_smallest_zero_stage(13e9, 8, 80, 1)         # a bigger budget: stage 1 is enough

@@ -11,6 +11,7 @@ __all__ = [
     "check_deepspeed_loop",
     "check_ds_accumulation_steps",
     "check_initial_skipped_steps",
+    "check_smallest_zero_stage",
     "check_zero_gb_per_gpu",
 ]
 
@@ -122,3 +123,27 @@ def check_deepspeed_loop(answer) -> Verdict:
         return say(True, "C: প্রতিটি micro-batch-এ engine.backward(loss) আর engine.step()। ভাগ করা, loss scaling, "
                           "সীমানা চেনা, optimizer step আর zero_grad — সব engine করে।")
     return say(False, _DEEPSPEED_LOOP_WHY[key])
+
+
+def _zero_per_gpu_bytes(psi: float, n: int) -> dict:
+    """ZeRO প্রবন্ধের হিসাবে প্রতি GPU-তে model state (বাইট), stage 0-3।"""
+    return {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}
+
+
+def check_smallest_zero_stage(num_params: float, world_size: int, budget_gb: float, answer) -> Verdict:
+    """অনুশীলনী ০৫.৩ (মেমরির বাজেটে বাছাই): model state budget_gb-এ (10^9 বাইট) ধরে এমন সবচেয়ে ছোট ZeRO stage।"""
+    if is_blank(answer):
+        return blank_verdict()
+    per_gpu = _zero_per_gpu_bytes(float(num_params), int(world_size))
+    fits = [s for s, b in per_gpu.items() if b <= budget_gb * 1e9]
+    if not fits:
+        raise ValueError("কোনো stage-এই ধরে না (no stage fits); বাজেট বা GPU বাড়াও")
+    if isinstance(answer, bool) or answer not in per_gpu:
+        return say(False, f"ZeRO stage হবে 0, 1, 2 বা 3; পেয়েছি {answer!r}।")
+    if answer == min(fits):
+        return say(True, "এর আগের stage-এ ধরে না, এটাতে ধরে। বড় stage-ও ধরত, কিন্তু প্রতিটি ধাপে বেশি যোগাযোগ "
+                          "(stage ৩-এ ওজনও প্রতি স্তরে আনা-নেওয়া) — তাই যেটা ধরে তার মধ্যে সবচেয়ে ছোট।")
+    if answer not in fits:
+        return say(False, f"stage {answer}-এ ধরে না। প্রতি ওজনে ১৬ বাইট (২ + ২ + ১২); stage ১ ভাগ করে শুধু ১২-কে, "
+                           "stage ২ তার সঙ্গে gradient-এর ২-কে, stage ৩ সবকিছু। প্রতি GPU-র বাইট বাজেটের সঙ্গে মেলাও।")
+    return say(False, f"stage {answer}-এ ধরে, কিন্তু তার চেয়ে ছোট একটি stage-এও ধরে — সেটা কম যোগাযোগে চলে।")
