@@ -346,12 +346,23 @@ def test_rerun_after_the_course_changed_installs_the_new_commit_and_asks_for_a_r
 
 def test_install_plan_deepspeed_for_05_to_08_torchao_only_with_fp8():
     for lesson in ("00", "01", "02", "03", "04"):
-        assert colab.install_plan(lesson, fp8_gpu=True) == ([], [])
+        assert colab.install_plan(lesson, fp8_gpu=True) == []
     for lesson in ("05", "06"):
-        assert colab.install_plan(lesson, fp8_gpu=True) == (["deepspeed"], [])
+        assert colab.install_plan(lesson, fp8_gpu=True) == ["deepspeed"]
     for lesson in ("07", "08"):
-        assert colab.install_plan(lesson, fp8_gpu=False) == (["deepspeed"], [])     # a T4: no FP8
-        assert colab.install_plan(lesson, fp8_gpu=True) == (["deepspeed"], [colab.TORCHAO])
+        assert colab.install_plan(lesson, fp8_gpu=False) == ["deepspeed"]           # a T4: no FP8
+        assert colab.install_plan(lesson, fp8_gpu=True) == ["deepspeed", "fp8"]
+
+
+def test_the_extras_exist_in_pyproject():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        from pip._vendor import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert set(colab.EXTRA_MODULES) <= set(extras)
+    assert any(r.startswith("torchao") for r in extras["fp8"]) and any(r.startswith("deepspeed")
+                                                                       for r in extras["deepspeed"])
 
 
 def test_fp8_gpu_check_follows_the_capability(monkeypatch):

@@ -30,8 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEEPSPEED_LESSONS = ("05", "06", "07", "08")   # lessons whose setup cell installs DeepSpeed as well
-FP8_LESSONS = ("07", "08")                     # ... and torchao, but only on a GPU with FP8 (sm_89 or newer)
-TORCHAO = "torchao>=0.10"
+FP8_LESSONS = ("07", "08")                     # ... and the fp8 extra (torchao), only on an FP8 GPU (sm_89+)
+EXTRA_MODULES = {"deepspeed": "deepspeed", "fp8": "torchao"}   # pyproject extra -> the module it brings
 MARKER = "mishran-colab-commit.txt"            # in site-packages: which commit of the course is installed
 BADGE_RE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)[ \t]*$", re.MULTILINE)
 
@@ -102,10 +102,11 @@ def _gpu_has_fp8():
 
 
 def install_plan(lesson, fp8_gpu=None):
-    """কোন pip extras আর বাড়তি প্যাকেজ এই পাঠের জন্য: (extras, extra_packages)।"""
+    """এই পাঠের জন্য pyproject-এর কোন extras: পাঠ ০৫–০৮-এ 'deepspeed', ০৭–০৮-এ FP8 GPU থাকলে 'fp8'-ও।"""
     extras = ["deepspeed"] if lesson in DEEPSPEED_LESSONS else []
-    fp8 = lesson in FP8_LESSONS and (_gpu_has_fp8() if fp8_gpu is None else fp8_gpu)
-    return extras, [TORCHAO] if fp8 else []
+    if lesson in FP8_LESSONS and (_gpu_has_fp8() if fp8_gpu is None else fp8_gpu):
+        extras.append("fp8")
+    return extras
 
 
 def _importable(name):
@@ -130,14 +131,14 @@ def colab_setup(src, lesson, python=sys.executable, fp8_gpu=None):
                             check=True).stdout.strip()
     marker = Path(sysconfig.get_paths()["purelib"]) / MARKER
     installed = marker.read_text(encoding="utf-8").strip() if marker.exists() else None
-    extras, packages = install_plan(lesson, fp8_gpu)
-    missing = [m for m in extras + [p.split(">")[0] for p in packages] if not _importable(m)]
+    extras = install_plan(lesson, fp8_gpu)
+    missing = [e for e in extras if not _importable(EXTRA_MODULES[e])]
     if not _importable("mishran"):
         installed = None
     lines, restart = [], []
     if installed != commit or missing:
         target = f"{src}[{','.join(extras)}]" if extras else str(src)
-        cmd = [python, "-m", "pip", "install", "-q", "--no-color", "--disable-pip-version-check", target, *packages]
+        cmd = [python, "-m", "pip", "install", "-q", "--no-color", "--disable-pip-version-check", target]
         print("কোর্স ইনস্টল হচ্ছে (প্রথমবার এক-দুই মিনিট লাগতে পারে) …", flush=True)
         pip = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if pip.returncode != 0:
@@ -147,8 +148,7 @@ def colab_setup(src, lesson, python=sys.executable, fp8_gpu=None):
                     "আরও: docs/troubleshooting.md, অংশ ৫.৩।"), True
         marker.write_text(commit + "\n", encoding="utf-8")
         what = "ইনস্টল হলো" if installed is None else "হালনাগাদ হলো"
-        lines.append(f"কোর্স {what} (commit {commit[:7]})" + (f", সঙ্গে {', '.join(extras + packages)}"
-                                                             if extras or packages else "") + "।")
+        lines.append(f"কোর্স {what} (commit {commit[:7]})" + (f", সঙ্গে {', '.join(extras)}" if extras else "") + "।")
         if installed is not None and "mishran" in sys.modules:
             restart.append("এই session-এ কোর্সের পুরনো সংস্করণ আগেই load হয়ে আছে")
     else:
