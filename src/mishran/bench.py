@@ -108,7 +108,7 @@ class BenchSizes:
     warmup: int
 
     @classmethod
-    def for_device(cls, device: str) -> "BenchSizes":
+    def for_device(cls, device: str) -> BenchSizes:
         """বড় GPU-তে FACTS-এর মাপ (৮ স্তর, d=1024, 32×512); CPU-তে ছোট, যাতে কয়েক সেকেন্ডে শেষ হয়।"""
         if device == "cuda":
             return cls(layers=8, d_model=1024, batch=32, seq=512, vocab=8192, steps=20, warmup=5)
@@ -295,7 +295,8 @@ def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) ->
         for _ in range(repeats):
             best_plain = min(best_plain, timed(plain))
             best_loop = min(best_loop, timed(looped))
-    model = forward = optimizer = None                   # মুক্ত করা; closure-গুলোও আর এদের ধরে রাখে না
+    del model
+    forward = optimizer = None                            # মুক্ত করা; closure-গুলোও আর এদের ধরে রাখে না
     _release(device)
     return {"mode": mode, "plain_step_s": best_plain, "train_step_s": best_loop,
             "overhead_percent": 100 * (best_loop / best_plain - 1)}

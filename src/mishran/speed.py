@@ -21,8 +21,8 @@ from mishran import bench
 from mishran.hardware import default_device, device_report
 from mishran.train import autocast_for, make_scaler
 
-__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "time_matmul", "vocab_sweep", "reference_figures",
-           "main"]
+__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "time_matmul", "vocab_sweep",
+           "reference_figures", "main"]
 
 # ভাগগুলো, যে ক্রমে দেখানো হয়
 CATEGORIES = ("matmul", "attention", "optimizer", "other")
@@ -113,7 +113,8 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     del model, forward, optimizer
     bench._release(device)
     calls = {c: n / steps for c, n in calls.items()}
-    return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops, "top": ops[:12], "wall_s": wall,
+    return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops,
+            "top": ops[:12], "wall_s": wall,
             "counted": "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়"}
 
 
