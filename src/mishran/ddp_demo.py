@@ -9,9 +9,9 @@
 process-এর সঙ্গে, যে প্রতি step-এ পুরো global batch একবারে দেখে; আর দেখে সব rank-এর ওজন এক কি না।
 ফল এক লাইনের JSON হিসেবে stdout-এ ছাপা হয়; নোটবুক সেটা পড়ে `assert` করে।
 
-টোকেন-ভারে গড় (token weighting, TOKEN_MODES): micro-batch-গুলোয় টোকেন (এখানে বৈধ নমুনা) সংখ্যা আলাদা হলে
-ঠিক loss = সব rank আর সব micro-step মিলিয়ে টোকেন-প্রতি loss-এর যোগফল ÷ মোট টোকেন। DDP কিন্তু gradient-এর
-rank-গড় নেয় (world size দিয়ে ভাগ করে), তাই প্রতি rank-এ loss-কে "মোট টোকেন" দিয়ে ভাগ করলে world size দিয়ে গুণও
+token-ভারে গড় (token weighting, TOKEN_MODES): micro-batch-গুলোয় token (এখানে বৈধ নমুনা) সংখ্যা আলাদা হলে
+ঠিক loss = সব rank আর সব micro-step মিলিয়ে token-প্রতি loss-এর যোগফল ÷ মোট token। DDP কিন্তু gradient-এর
+rank-গড় নেয় (world size দিয়ে ভাগ করে), তাই প্রতি rank-এ loss-কে "মোট token" দিয়ে ভাগ করলে world size দিয়ে গুণও
 করতে হয়। report["token_weighting"] তিনটি উপায় মেলায় এক process-এর global batch-এর gradient-এর সঙ্গে।
 
 শেষের ক্রম (কেন lesson 04-এর ডেমো কখনো SIGABRT-এ মরত): TCPStore (MASTER_PORT-এর ঠিকানা-বই) এখন চালায় parent
@@ -93,16 +93,16 @@ SYNC_MODES = {
 MODES = SYNC_MODES  # TEMP-SHIM: notebook 04 imports MODES; use SYNC_MODES
 
 TOKEN_MODES = {
-    "micro_mean": "প্রতি micro-batch-এর নিজের টোকেন-গড় ÷ k (ভুল, যখন micro-batch-এ টোকেন সংখ্যা আলাদা)",
-    "global_count": "টোকেন-loss-এর যোগফল ÷ সব rank-এর মোট টোকেন (ভুল: DDP-র rank-গড়ে আরও world size গুণ ছোট)",
-    "global_count_times_world": "টোকেন-loss-এর যোগফল × world size ÷ সব rank-এর মোট টোকেন (ঠিক)",
+    "micro_mean": "প্রতি micro-batch-এর নিজের token-গড় ÷ k (ভুল, যখন micro-batch-এ token সংখ্যা আলাদা)",
+    "global_count": "token-loss-এর যোগফল ÷ সব rank-এর মোট token (ভুল: DDP-র rank-গড়ে আরও world size গুণ ছোট)",
+    "global_count_times_world": "token-loss-এর যোগফল × world size ÷ সব rank-এর মোট token (ঠিক)",
 }
 
 
 def token_masks(steps: int, accum: int, micro: int, world: int):
-    """প্রতি step-এর global batch-এর প্রতিটি নমুনা 'টোকেন' কি না (1) নাকি padding (0)।
+    """প্রতি step-এর global batch-এর প্রতিটি নমুনা 'token' কি না (1) নাকি padding (0)।
 
-    ভাষার মডেলে বাক্যের দৈর্ঘ্য আলাদা, তাই micro-batch-এ বৈধ টোকেনের সংখ্যাও আলাদা; এখানে প্রতিটি micro-batch-এ
+    ভাষার মডেলে বাক্যের দৈর্ঘ্য আলাদা, তাই micro-batch-এ বৈধ tokenের সংখ্যাও আলাদা; এখানে প্রতিটি micro-batch-এ
     1 থেকে micro-র মধ্যে একটি এলোমেলো (কিন্তু seed-বাঁধা) সংখ্যক নমুনা বৈধ। ক্রম global_batches-এর মতোই।
     """
     g = torch.Generator().manual_seed(SEED + 1)
@@ -118,7 +118,7 @@ def _masked_sum(pred, y, mask):
 
 
 def single_gradients(steps: int, accum: int, micro: int, world: int):
-    """মাপকাঠি: এক process, step 1-এর global batch-এ টোকেন-গড় loss-এর gradient আর steps ধাপ পরের ওজন।"""
+    """মাপকাঠি: এক process, step 1-এর global batch-এ token-গড় loss-এর gradient আর steps ধাপ পরের ওজন।"""
     model = _new_model()
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     first = None
@@ -163,7 +163,7 @@ def _train_ddp(rank: int, world: int, steps: int, accum: int, micro: int, mode: 
 
 
 def _train_ddp_tokens(rank: int, world: int, steps: int, accum: int, micro: int, mode: str):
-    """DDP + accumulation + টোকেন-ভার (no_sync সহ)। ফেরত: (step 1-এর gradient, শেষের ওজন)।"""
+    """DDP + accumulation + token-ভার (no_sync সহ)। ফেরত: (step 1-এর gradient, শেষের ওজন)।"""
     model = DDP(_new_model())
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     first = None
@@ -172,7 +172,7 @@ def _train_ddp_tokens(rank: int, world: int, steps: int, accum: int, micro: int,
         shards = [(*_shard(xb, yb, rank, world, accum, j), _shard(mask, mask, rank, world, accum, j)[0])
                   for j in range(accum)]
         n_tokens = torch.stack([m.sum() for _, _, m in shards]).sum()
-        dist.all_reduce(n_tokens)                  # সব rank-এর মোট টোকেন: প্রতি step-এ একটি ছোট allreduce
+        dist.all_reduce(n_tokens)                  # সব rank-এর মোট token: প্রতি step-এ একটি ছোট allreduce
         for j, (x, y, m) in enumerate(shards):
             with model.no_sync() if j < accum - 1 else nullcontext():
                 if mode == "micro_mean":
