@@ -220,3 +220,18 @@ def test_ledger_sum_is_near_the_cuda_allocator_peak(mode):
     assert led.peak_allocated >= led.parameters + led.optimizer_state
     assert led.ledger_sum == pytest.approx(led.peak_allocated, rel=0.15)
     assert led.details["untracked_at_start"] >= 0
+
+
+# ---------------------------------------------------------------- lesson 06 exercise checks
+
+def test_lesson06_checks_blank_right_and_wrong(capsys):
+    from mishran.exercises import lesson06 as l06
+    assert not l06.check_fp32_adam_gb(7e9, ...) and "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
+    assert l06.check_fp32_adam_gb(7e9, 112) and not l06.check_fp32_adam_gb(7e9, 56)   # 16 bytes, not 8
+    # by hand, 6e9 weights on 8 GPUs of 40 GB with 20 GB of activations: stage 2 = 12 + 10.5 + 20 = 42.5 GB
+    # does not fit, stage 3 = 12 + 20 = 32 GB does
+    assert l06.check_zero_stage_that_fits(6e9, 8, 40, 20, 3)
+    assert not l06.check_zero_stage_that_fits(6e9, 8, 40, 20, 2)
+    assert l06.check_activation_change("a") and not l06.check_activation_change("B")
+    assert l06.check_pruning_claim("C") and not l06.check_pruning_claim("A")
+    assert not l06.check_pruning_claim("E") and not l06.check_activation_change(...)
