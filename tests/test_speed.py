@@ -47,3 +47,20 @@ def test_time_matmul_reports_the_flops_of_the_shape():
     r = speed.time_matmul(32, 48, 16, dtype=torch.float32, repeats=2)
     assert r["shape"] == (32, 48, 16)
     assert r["tflops"] == pytest.approx(2 * 32 * 48 * 16 / r["seconds"] / 1e12)
+
+
+def test_the_h200_figures_the_lesson_shows_are_complete_and_consistent():
+    ref = speed.reference_figures()
+    assert ref is not None and ref["device"]["name"] == "NVIDIA H200" and ref["device"]["torchao"]
+    for width, want in {"1024": {"bf16", "bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile",
+                                 "fp8-tensorwise", "fp8-rowwise"},
+                        "4096": {"bf16-compile", "fp8-tensorwise", "fp8-rowwise"}}.items():
+        out = ref["bench"][width]
+        assert want <= {r["mode"] for r in out["results"]}
+        sizes = bench.BenchSizes(**out["sizes"])
+        assert out["flops_per_step"] == bench.count_flops(sizes)             # recounted here, on the meta device
+        for r in out["results"]:                                             # each figure follows from the times
+            assert r["tflops"] == pytest.approx(out["flops_per_step"] / r["step_s"] / 1e12)
+            assert r["fraction_of_peak"] == pytest.approx(r["tflops"] / 989.4)
+    assert {p["mode"] for p in ref["speed"]["profiles"]} >= {"bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile"}
+    assert ref["compile_run"]["first_step_s"] > ref["compile_run"]["step_s"]   # the first step holds the compile
