@@ -11,8 +11,12 @@ import math
 import matplotlib
 from matplotlib import font_manager
 
+from .util import version_at_least
+
 __all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "EVENT_STYLE", "ZERO_LOG2", "INF_LOG2",
-           "scale_log2", "draw_timeline", "timeline_figure"]
+           "scale_log2", "draw_timeline", "timeline_figure", "bit_layout_bars", "model_state_bars",
+           "bit_fields_figure", "rounding_error_figure", "BAND_STYLE", "log2_hist", "scale_sweep_figure",
+           "scale_panels_figure"]
 
 BENGALI_FONT = "Hind Siliguri"
 MIN_MATPLOTLIB = (3, 11)
@@ -20,17 +24,9 @@ MIN_MATPLOTLIB = (3, 11)
 FIELD_COLORS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c"}
 
 
-def _version_tuple(text: str) -> tuple:
-    parts = []
-    for p in text.split(".")[:2]:
-        digits = "".join(ch for ch in p if ch.isdigit())
-        parts.append(int(digits or 0))
-    return tuple(parts)
-
-
 def setup_bengali(font_size: float = 13) -> str:
     """matplotlib-কে বাংলার জন্য তৈরি করে; ব্যবহৃত ফন্টের নাম ফেরত দেয়।"""
-    if _version_tuple(matplotlib.__version__) < MIN_MATPLOTLIB:
+    if not version_at_least(matplotlib.__version__, ".".join(map(str, MIN_MATPLOTLIB))):
         raise RuntimeError(
             f"matplotlib {matplotlib.__version__} বাংলা যুক্তাক্ষর জোড়া দিতে পারে না (no complex text shaping); "
             "matplotlib>=3.11 লাগবে: pip install -U 'matplotlib>=3.11', তারপর kernel restart করো।")
@@ -53,6 +49,207 @@ def setup_bengali(font_size: float = 13) -> str:
         "axes.unicode_minus": False,                     # '−' চিহ্নের বদলে '-' — সব ফন্টে আছে
     })
     return BENGALI_FONT
+
+
+# ---------------------------------------------------------------- পাঠ ০০: বিট আর বাইটের চিত্র
+STATE_COLORS = {"weights": "#1f77b4", "gradients": "#ff7f0e", "master": "#9467bd", "adam": "#17becf"}
+STATE_NAMES = {"weights": "ওজন (weights)", "gradients": "gradient", "master": "FP32 master ওজন",
+               "adam": "Adam-এর দুই moment"}
+
+
+def bit_layout_bars(ax, formats=None):
+    """পাঠ ০০: প্রতিটি ফরম্যাটে একটি সংখ্যার বিট — চিহ্ন, exponent, mantissa স্তূপ করে; TF32-এর বাকি বিট
+    (মেমরিতে FP32 হিসেবে থাকে) ধূসর ডোরায়। ax ফেরত দেয়।"""
+    from .formats import FORMATS
+
+    names = list(formats or FORMATS)
+    stored = {n: FORMATS["fp32" if n == "tf32" else n].total_bits for n in names}
+    x = range(len(names))
+    bottom = [0] * len(names)
+    parts = [("sign", [1] * len(names), "চিহ্ন (sign)"),
+             ("exponent", [FORMATS[n].exponent_bits for n in names], "exponent"),
+             ("mantissa", [FORMATS[n].mantissa_bits for n in names], "mantissa")]
+    for field, heights, label in parts:
+        ax.bar(x, heights, bottom=bottom, color=FIELD_COLORS[field], label=label)
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    unused = [stored[n] - FORMATS[n].total_bits for n in names]
+    ax.bar(x, unused, bottom=bottom, color="#dddddd", hatch="//", edgecolor="#888888",
+           label="অব্যবহৃত (FP32 হিসেবে রাখা)")
+    for i, n in enumerate(names):
+        used = FORMATS[n].total_bits
+        ax.text(i, stored[n] + 0.5, f"{used}+{stored[n] - used}" if stored[n] > used else str(used), ha="center")
+    ax.set_xticks(list(x), [FORMATS[n].label.replace(" ", "\n") for n in names])
+    ax.set(ylabel="বিট", ylim=(0, 50), title="একটি সংখ্যার বিট-বিন্যাস")
+    ax.legend(fontsize=10, loc="upper center", ncol=2)
+    return ax
+
+
+def model_state_bars(ax, recipes: dict):
+    """পাঠ ০০: Adam-সহ প্রশিক্ষণে প্রতি প্যারামিটারে model state-এর বাইট, রেসিপি অনুযায়ী স্তূপ করে।
+
+    recipes: {নাম: {"weights": বাইট, "gradients": বাইট, "master": বাইট, "adam": বাইট}}; ax ফেরত দেয়।"""
+    names = list(recipes)
+    x = range(len(names))
+    bottom = [0.0] * len(names)
+    for key, color in STATE_COLORS.items():
+        heights = [recipes[n].get(key, 0) for n in names]
+        if any(heights):
+            ax.bar(x, heights, bottom=bottom, color=color, label=STATE_NAMES[key], width=0.6)
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    for i, total in enumerate(bottom):
+        ax.text(i, total + 0.4, f"মোট {total:g}", ha="center", fontweight="bold")
+    ax.set_xticks(list(x), names)
+    ax.set(ylabel="বাইট / প্যারামিটার", ylim=(0, max(bottom) * 1.45),
+           title="Adam-সহ প্রশিক্ষণ: model state প্রতি প্যারামিটারে")
+    ax.legend(fontsize=10, loc="upper center", ncol=2)
+    return ax
+
+
+# ---------------------------------------------------------------- পাঠ ০১: বিট আর rounding-এর চিত্র
+def bit_fields_figure(names=("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3")):
+    """পাঠ ০১: প্রতিটি ফরম্যাটের বিট এক সারিতে, প্রতিটি বিট একটি রঙিন খোপ; TF32-এর যে ১৩টি বিট matmul ফেলে দেয়
+    সেগুলো ধূসর ডোরায়। Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    from .formats import FORMATS
+
+    names_bn = {"sign": "চিহ্ন (sign)", "exponent": "exponent → পরিসর", "mantissa": "mantissa → সূক্ষ্মতা"}
+    fig, ax = plt.subplots(figsize=(10, 5))
+    for r, name in enumerate(names):
+        f, y, x = FORMATS[name], len(names) - 1 - r, 0           # ওপর থেকে নিচে
+        for field, n in [("sign", 1), ("exponent", f.exponent_bits), ("mantissa", f.mantissa_bits)]:
+            for i in range(n):                                   # প্রতিটি বিট একটি রঙিন ঘর
+                ax.add_patch(plt.Rectangle((x + i, y), 1, 0.8, facecolor=FIELD_COLORS[field],
+                                           edgecolor="white"))
+            ax.text(x + n / 2, y + 0.4, str(n), ha="center", va="center", color="white", fontsize=11,
+                    fontweight="bold", bbox=dict(facecolor=FIELD_COLORS[field], edgecolor="none", pad=1))
+            x += n
+        if name == "tf32":                                       # মেমরিতে ৩২ বিট, matmul নিচের ১৩টি ফেলে দেয়
+            for i in range(x, 32):
+                ax.add_patch(plt.Rectangle((i, y), 1, 0.8, facecolor="#e0e0e0", edgecolor="white", hatch="//"))
+            ax.text((x + 32) / 2, y + 0.4, "matmul-এ বাদ পড়ে", ha="center", va="center", fontsize=10)
+        ax.text(-0.5, y + 0.4, f.label, ha="right", va="center", fontsize=13)
+        ax.text(max(x, 32 if name == "tf32" else x) + 0.5, y + 0.4, f"{f.total_bits} বিট", va="center",
+                fontsize=12)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=FIELD_COLORS[k]) for k in names_bn]
+    ax.legend(handles, names_bn.values(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
+    ax.set_xlim(-6.5, 36.5)
+    ax.set_ylim(-0.1, len(names))
+    ax.axis("off")
+    ax.set_title("প্রতিটি ফরম্যাট তার বিটগুলো কীভাবে ভাগ করে")
+    fig.tight_layout()
+    return fig
+
+
+def rounding_error_figure(x, colors=None):
+    """পাঠ ০১: x-এর প্রতিটি সংখ্যা FP16 আর BF16-এ round করার আপেক্ষিক ত্রুটি (লগ-লগ), দুই ফরম্যাটের তল আর
+    max-এর দাগ, আর eps/2-এর অনুভূমিক রেখা। x: float64 tensor। Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    from .formats import FORMATS, round_to
+
+    colors = colors or {"bf16": "#ff7f0e", "fp16": "#1f77b4"}   # FP16 পরে আঁকি, যাতে ওপরে থাকে
+    fig, ax = plt.subplots(figsize=(10, 5))
+    for name, color in colors.items():
+        f = FORMATS[name]
+        r = round_to(x, name).to(x.dtype)
+        rel = ((r - x).abs() / x).nan_to_num(posinf=1.0).clamp(max=1.0)        # inf বা শূন্য → ১০০%
+        ax.scatter(x, rel, s=3, color=color, alpha=0.5, label=f"{f.label}: ত্রুটি")
+        for lim in (f.min_subnormal, f.max):
+            ax.axvline(lim, color=color, ls="--", lw=1.5)
+        ax.axhline(f.eps / 2, color=color, ls=":", lw=1)
+    f16, bf = FORMATS["fp16"], FORMATS["bf16"]
+    for xpos, text, c in [(f16.max * 3, "FP16 max", "fp16"), (bf.max / 1e5, "BF16 max", "bf16"),
+                          (f16.min_subnormal / 1e4, "FP16-এর তল", "fp16"),
+                          (bf.min_subnormal * 3, "BF16-এর তল", "bf16")]:
+        ax.text(xpos, 2e-7, text, color=colors[c], rotation=90, fontsize=10)
+    ax.set(xscale="log", yscale="log", ylim=(1e-7, 2), xlabel="সংখ্যার মান",
+           ylabel="round করার আপেক্ষিক ত্রুটি", title="FP16: সরু কিন্তু সূক্ষ্ম;  BF16: চওড়া কিন্তু মোটা দাগের")
+    ax.set_xticks([10.0 ** k for k in range(-40, 41, 10)])
+    ax.legend(loc="lower center", bbox_to_anchor=(0.3, 0.02), markerscale=4, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------- পাঠ ০২: gradient-এর histogram আর scale
+BAND_STYLE = {"flushed_to_zero": ("#bdbdbd", "শূন্যে মুছে যায়"), "subnormal": ("#fdd49e", "subnormal"),
+              "normal": ("#c7e9c0", "normal"), "overflow": ("#fcbba1", "overflow")}
+
+
+def log2_hist(ax, tensors, title, scale=1.0, color="#1f4e79", fmt="fp16", xlim=(-52, 22)):
+    """পাঠ ০২: log₂|g|-এর histogram, পেছনে fmt-এর চার এলাকা (শূন্যে round, subnormal, normal, overflow) আর প্রতিটির
+    ভাগ; scale দিলে সব মান scale দিয়ে গুণ করা ধরে নেয়। underflow_report ফেরত দেয়।"""
+    import numpy as np
+
+    from .scaling import format_regions, log2_magnitudes, underflow_report
+
+    regions = format_regions(fmt)
+    for kind, lo, hi in regions.bands():
+        ax.axvspan(max(lo, xlim[0]), min(hi, xlim[1]), color=BAND_STYLE[kind][0], lw=0)
+    logs = (log2_magnitudes(tensors) + math.log2(scale)).numpy()   # 2^k দিয়ে গুণ = log2-এ k ঘর ডানে
+    counts, edges = np.histogram(logs, bins=np.arange(xlim[0], xlim[1] + 1))
+    ax.stairs(100 * counts / len(logs), edges, fill=True, color=color)
+    rep = underflow_report(tensors, fmt, scale)                     # আসল rounding দিয়ে গোনা
+    top = ax.get_ylim()[1]
+    ax.set_ylim(0, top * 1.3)
+    for kind, lo, hi in regions.bands():
+        mid = (max(lo, xlim[0]) + min(hi, xlim[1])) / 2
+        ax.text(mid, top * 1.17, f"{BAND_STYLE[kind][1]}\n{100 * rep.fraction(kind):.2f}%", ha="center",
+                va="center", fontsize=11)
+    ax.set_xlim(*xlim)
+    ax.set_title(title, fontsize=13)
+    ax.set_ylabel("মানের ভাগ (%)")
+    return rep
+
+
+def scale_sweep_figure(ks, sweep: dict, k_best: int):
+    """পাঠ ০২: scale 2^k-এর সঙ্গে শূন্যে round, subnormal আর overflow-এর ভাগ, দুই প্যানেলে (sweep["w"], sweep["a"]:
+    প্রতিটি k-এর underflow_report); বেছে নেওয়া k সবুজ দাগে। Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    styles = {"flushed_to_zero": ("#636363", "-", "শূন্যে মুছে যায়"), "subnormal": ("#e6550d", "--", "subnormal"),
+              "overflow": ("#cb181d", ":", "overflow")}
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    for ax, key, title in [(axes[0], "w", "ওজনের gradient"), (axes[1], "a", "activation gradient (নমুনা)")]:
+        for kind, (c, ls, label) in styles.items():
+            ax.plot(ks, [100 * r.fraction(kind) for r in sweep[key]], color=c, ls=ls, lw=2.5, marker="o", ms=4,
+                    label=label)
+        ax.axvline(k_best, color="#2ca02c", lw=2)
+        ax.text(k_best - 0.4, 3e-4, f"বেছে নেওয়া: $2^{{{k_best}}}$", color="#2ca02c", ha="right", fontsize=11,
+                bbox=dict(facecolor="white", edgecolor="none", pad=1))
+        ax.set(yscale="log", ylim=(1e-4, 200), xlabel="k  (loss scale = $2^k$)", title=title)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("মানের ভাগ (%, লগ স্কেলে)")
+    axes[1].legend(loc="upper right", fontsize=10)
+    fig.suptitle("scale বাড়ালে underflow কমে, একসময় overflow শুরু হয়", fontsize=15)
+    fig.tight_layout()
+    return fig
+
+
+def scale_panels_figure(panels, line_at_log2: float, title: str):
+    """পাঠ ০২: কয়েকটি scale-এর সময়রেখা পাশাপাশি (panels: [(simulate-এর সারি, শিরোনাম)]), বাদ-পড়া ধাপ লাল ×,
+    line_at_log2-এ সবুজ দাগ। Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(11, 4.5))
+    for ax, (rws, panel_title) in zip(axes, panels, strict=True):
+        ax.step([r["step"] for r in rws], [scale_log2(r["scale"]) for r in rws], where="post", color="#1f77b4",
+                lw=2)
+        bad = [r for r in rws if not r["stepped"]]
+        ax.scatter([r["step"] for r in bad], [scale_log2(r["scale"]) for r in bad], color="#d62728", marker="x",
+                   s=60, zorder=3, label=f"overflow → ধাপ বাদ ({len(bad)}টি)")
+        ax.axhline(line_at_log2, color="#2ca02c", ls=":", lw=1.5)
+        ax.set_title(panel_title, fontsize=12)
+        ax.set_xlabel("ধাপ (step)")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_formatter(lambda v, _: f"$2^{{{v:g}}}$")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower right", fontsize=10)
+    axes[0].set_ylabel("loss scale")
+    fig.suptitle(title, fontsize=15)
+    fig.tight_layout()
+    return fig
 
 
 # ---------------------------------------------------------------- পাঠ ০২: loss scale-এর সময়রেখা
@@ -148,8 +345,9 @@ def ledger_figure(ledgers, title: str):
     from .memory import CATEGORIES
 
     mib = 2 ** 20
-    fig, ax = plt.subplots(figsize=(10, 4.8))
-    labels = [led.label.replace(" ", "\n") for led in ledgers]   # "ds_bf16\nZeRO-2": নাম গায়ে গায়ে না লাগে
+    fig, ax = plt.subplots(figsize=(11, 5))
+    # "ds\nbf16\nZeRO-2": কয়েক লাইনে, যাতে পাশাপাশি দণ্ডের নাম গায়ে গায়ে না লাগে
+    labels = [led.label.replace(" ", "\n").replace("_", "\n") for led in ledgers]
     bottom = [0.0] * len(ledgers)
     for key, name in CATEGORIES.items():
         values = [getattr(led, key) / mib for led in ledgers]
@@ -334,5 +532,118 @@ def capstone_scale_figure(scales, skipped, start_step: int = 0, title: str = "")
     ax.set(xlabel="step", ylabel="loss scale (লগ স্কেল)", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------- পাঠ ০৩–০৫-এর চিত্র (LESSONS-B)
+
+def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
+    """পাঠ ০৩: একই মডেলের FP32/FP16/BF16 loss (বাঁয়ে) আর FP32-এর থেকে পার্থক্য (ডানে); Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    styles = styles or {"fp32": ("#444444", 3.0, "FP32"), "fp16": ("#1f77b4", 1.6, "FP16 + GradScaler"),
+                        "bf16": ("#ff7f0e", 1.6, "BF16 (scaler ছাড়া)")}
+    fig, (ax, ax_diff) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for name, values in losses.items():
+        color, lw, label = styles[name]
+        ax.plot(values, color=color, lw=lw, label=label, alpha=0.9)
+        if name != "fp32" and "fp32" in losses:
+            diff = [a - b for a, b in zip(values, losses["fp32"])]
+            ax_diff.plot(diff, color=color, lw=lw, label=f"{label} − FP32")
+    ax.set(xlabel="step", ylabel="প্রশিক্ষণের loss", title=f"একই মডেল, একই ডেটা ({device})")
+    ax_diff.axhline(0, color="#444444", lw=1)
+    ax_diff.set(xlabel="step", ylabel="loss-এর পার্থক্য", title="FP32-এর থেকে কতটা সরে")
+    ax.legend()
+    ax_diff.legend(fontsize=11)
+    for a in (ax, ax_diff):
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def scale_resume_figure(straight, resumed, forgot, checkpoint_step: int):
+    """পাঠ ০৩: একটানা, scaler-সহ resume আর scaler ভুলে resume — তিনটি TrainLog-এর loss scale; Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    ax.plot(straight.steps, straight.scales, color="#444444", lw=3, label="একটানা")
+    ax.plot(resumed.steps, resumed.scales, color="#2ca02c", lw=1.8, ls="--", label="resume, scaler-সহ")
+    ax.plot(forgot.steps, forgot.scales, color="#d62728", lw=1.8, label="resume, scaler ভুলে")
+    first = forgot.steps[0]
+    ax.scatter(forgot.skipped, [forgot.scales[s - first] for s in forgot.skipped], color="#d62728", s=30,
+               zorder=3, label="বাদ-পড়া ধাপ (scaler ভুলে)")
+    ax.axvline(checkpoint_step - 0.5, color="#999999", ls=":", lw=1.5)
+    ax.text(checkpoint_step - 0.8, 2 ** 15, "checkpoint", fontsize=11, color="#666666", ha="right")
+    ax.set_yscale("log", base=2)
+    ax.set(xlabel="step", ylabel="loss scale (লগ স্কেল)",
+           title="scaler না রাখলে resume-এর পর scale আবার নিচে নামার পথ খোঁজে")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper right", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def bench_figure(result: dict):
+    """পাঠ ০৩: mishran.bench.run()-এর ফল — প্রতি mode-এ এক ধাপের সময় (আর GPU-তে সর্বোচ্চ মেমরি); Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    rows = result["results"]
+    names = [r["mode"].upper() for r in rows]
+    palette = {"FP32": "#444444", "TF32": "#9467bd", "FP16": "#1f77b4", "BF16": "#ff7f0e"}
+    colors = [palette.get(n, "#2ca02c") for n in names]
+    has_memory = all(r["peak_memory_bytes"] is not None for r in rows)
+    fig, axes = plt.subplots(1, 2 if has_memory else 1, figsize=(11 if has_memory else 7.5, 4.2), squeeze=False)
+    ax = axes[0, 0]
+    bars = ax.bar(names, [1000 * r["step_s"] for r in rows], color=colors)
+    ax.bar_label(bars, labels=[f"{r['speedup_vs_fp32']:.2f}×" for r in rows], padding=2, fontsize=12)
+    ax.set(ylabel="এক ধাপের সময় (ms)", title=f"এক training ধাপ (কম = দ্রুত)\n{result['device']['name']}")
+    ax.margins(y=0.12)
+    if has_memory:
+        mem = axes[0, 1]
+        mem.bar(names, [r["peak_memory_bytes"] / 2 ** 30 for r in rows], color=colors)
+        mem.set(ylabel="সর্বোচ্চ মেমরি (GiB)", title="সর্বোচ্চ মেমরি (কম = ভালো)")
+    fig.tight_layout()
+    return fig
+
+
+def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_bytes=None):
+    """পাঠ ০৪: ছোট ব্যাচের মাপ বনাম activation-এর বাইট (আর GPU-তে CUDA peak), পাশে স্থির ভাগ; Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    mib = 2 ** 20
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    ax.plot(sizes, [b / mib for b in saved_bytes], "o-", lw=2, label="activation (saved_tensors_hooks দিয়ে গোনা)")
+    if peak_bytes:
+        ax.plot(sizes, [b / mib for b in peak_bytes], "s--", lw=2, label="CUDA peak (max_memory_allocated)")
+    ax.axhline(fixed_bytes / mib, color="gray", ls=":", lw=2, label="ওজন + gradient + optimizer-এর অবস্থা (স্থির)")
+    ax.set(xlabel="ছোট ব্যাচের (micro-batch) মাপ: কয়টি উদাহরণ", ylabel="মেমরি (MiB)",
+           title=f"activation ব্যাচের সঙ্গে বাড়ে, বাকিটা স্থির — TinyGPT, {device}")
+    ax.legend(loc="upper left", fontsize=11)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def zero_per_gpu_figure(bytes_per_weight: dict, gpus, measured_per_weight: float):
+    """পাঠ ০৫: ZeRO stage আর GPU-র সংখ্যায় ওজনপ্রতি বাইট; bytes_per_weight = {stage: [N-প্রতি মান]}; Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    width = 0.2
+    colors = ["#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c"]
+    for s, values in bytes_per_weight.items():
+        xs = [i + (s - 1.5) * width for i in range(len(gpus))]
+        bars = ax.bar(xs, values, width, color=colors[s], label=f"stage {s}" + (" (ভাগ নেই)" if s == 0 else ""))
+        ax.bar_label(bars, fmt="{:.3g}", fontsize=8, padding=1)
+    # তীরচিহ্ন N = 1-এর stage ০ দণ্ডের পাশ থেকে আসে, কোনো দণ্ডের লেখা ঢাকে না
+    ax.annotate(f"এখানে মাপা: {measured_per_weight:.3g}\n(+ gradient 2Ψ)", xy=(-1.5 * width - width / 2, 14),
+                xytext=(-0.62, 19.3), fontsize=9, ha="left", arrowprops={"arrowstyle": "->"})
+    ax.set_xticks(range(len(gpus)), [f"N = {n}" for n in gpus])
+    ax.set_xlim(-0.7, len(gpus) - 0.4)
+    ax.set(xlabel="GPU-র সংখ্যা", ylabel="প্রতি GPU-তে বাইট, প্রতি ওজনে", ylim=(0, 22),
+           title="ZeRO: প্রতি GPU-তে model state, ওজনপ্রতি বাইটে (যেকোনো Ψ-এ একই)")
+    ax.legend(fontsize=9, ncol=4, loc="upper right")
+    ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return fig
