@@ -67,7 +67,9 @@ def _wheelhouse():
 
 def _template_venv(house):
     """A venv with matplotlib 3.10 in its own site-packages and this .venv behind it (cached)."""
-    venv = CACHE / f"venv-py{PY}-mpl{OLD_MPL}"
+    import hashlib
+    behind_key = hashlib.sha1(sys.prefix.encode()).hexdigest()[:8]    # which course .venv it sees behind it
+    venv = CACHE / f"venv-py{PY}-mpl{OLD_MPL}-{behind_key}"
     python = venv / "bin" / "python"
     if (venv / "ready").exists():
         return venv
