@@ -125,23 +125,3 @@ def wrap_text(text, width: int = 96, indent: str = "") -> str:
 def print_wrapped(*parts, width: int = 96, indent: str = "  ") -> None:
     """print()-এর মতো, কিন্তু লম্বা লাইন ফাঁকা জায়গায় ভেঙে ছাপে (পাঠ ০৩–০৫)।"""
     print(wrap_text(" ".join(str(p) for p in parts), width, indent))
-
-
-def wrap_text(text, width: int = 96, indent: str = "") -> str:
-    """লম্বা লেখা শুধু ফাঁকা জায়গায় ভেঙে কয়েক লাইনে (পাঠ ০৩–০৫): notebook-এর output-এ বাংলা যুক্তাক্ষর মাঝখানে কাটে না।
-
-    আগের লাইন-ভাঙা (\\n) যেমন আছে থাকে; পরের লাইনগুলো indent দিয়ে শুরু হয়।
-    """
-    import textwrap
-
-    lines = []
-    for line in str(text).split("\n"):
-        lead = line[:len(line) - len(line.lstrip())]
-        lines.extend(textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + indent,
-                                   break_long_words=False, break_on_hyphens=False) or [""])
-    return "\n".join(lines)
-
-
-def print_wrapped(*parts, width: int = 96, indent: str = "  ") -> None:
-    """print()-এর মতো, কিন্তু লম্বা লাইন ফাঁকা জায়গায় ভেঙে ছাপে (পাঠ ০৩–০৫)।"""
-    print(wrap_text(" ".join(str(p) for p in parts), width, indent))
