@@ -549,7 +549,7 @@ def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
         color, lw, label = styles[name]
         ax.plot(values, color=color, lw=lw, label=label, alpha=0.9)
         if name != "fp32" and "fp32" in losses:
-            diff = [a - b for a, b in zip(values, losses["fp32"])]
+            diff = [a - b for a, b in zip(values, losses["fp32"], strict=True)]
             ax_diff.plot(diff, color=color, lw=lw, label=f"{label} − FP32")
     ax.set(xlabel="step", ylabel="প্রশিক্ষণের loss", title=f"একই মডেল, একই ডেটা ({device})")
     ax_diff.axhline(0, color="#444444", lw=1)
