@@ -228,10 +228,12 @@ def test_lesson06_checks_blank_right_and_wrong(capsys):
     from mishran.exercises import lesson06 as l06
     assert not l06.check_fp32_adam_gb(7e9, ...) and "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
     assert l06.check_fp32_adam_gb(7e9, 112) and not l06.check_fp32_adam_gb(7e9, 56)   # 16 bytes, not 8
-    # by hand, 6e9 weights on 8 GPUs of 40 GB with 20 GB of activations: stage 2 = 12 + 10.5 + 20 = 42.5 GB
-    # does not fit, stage 3 = 12 + 20 = 32 GB does
-    assert l06.check_zero_stage_that_fits(6e9, 8, 40, 20, 3)
-    assert not l06.check_zero_stage_that_fits(6e9, 8, 40, 20, 2)
+    # by hand, 3e9 weights on one 80 GB GPU, 50 GB of activations: nothing = 48 + 50 (no fit); checkpointing
+    # = 48 + 5 (fits, 1.4x); offload = 12 + 50 (fits, 2x); both = 12 + 5 (fits, 2.8x) -> checkpointing
+    assert l06.check_cheapest_fit(3e9, 80, 50, 0.1, 1.4, 2.0, "B")
+    assert not l06.check_cheapest_fit(3e9, 80, 50, 0.1, 1.4, 2.0, "C")
+    # 12e9 weights: 192 GB of states; only offload + checkpointing fits (48 + 5 GB on the GPU)
+    assert l06.check_cheapest_fit(12e9, 80, 50, 0.1, 1.4, 2.0, "D")
     assert l06.check_activation_change("a") and not l06.check_activation_change("B")
     assert l06.check_pruning_claim("C") and not l06.check_pruning_claim("A")
     assert not l06.check_pruning_claim("E") and not l06.check_activation_change(...)

@@ -1,4 +1,4 @@
-"""পাঠ ০৬ (মেমরি কোথায় যায়) অনুশীলনীর যাচাই: model state-এর GB, activation-এর অনুপাত, বাজেটে ZeRO stage,
+"""পাঠ ০৬ (মেমরি কোথায় যায়) অনুশীলনীর যাচাই: model state-এর GB, activation-এর অনুপাত, বাজেটে কৌশল বাছাই,
 pruning-এর দাবি।"""
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from .core import Verdict, blank_verdict, check_number, is_blank, say
 
 __all__ = [
     "ACTIVATION_CHOICES",
+    "FIT_CHOICES",
     "PRUNING_CLAIMS",
     "check_activation_change",
+    "check_cheapest_fit",
     "check_fp32_adam_gb",
     "check_pruning_claim",
-    "check_zero_stage_that_fits",
 ]
 
 
@@ -44,19 +45,41 @@ def check_activation_change(answer) -> Verdict:
                       "দুটি বদল একসঙ্গে করলে গুণফল কী দাঁড়ায়?")
 
 
-def _zero_per_gpu(psi: float, stage: int, n: int) -> float:
-    return {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}[stage]
+FIT_CHOICES = {
+    "A": "কিছুই লাগবে না, এমনিতেই ধরে",
+    "B": "শুধু activation checkpointing",
+    "C": "শুধু ZeRO-Offload (optimizer → CPU)",
+    "D": "checkpointing আর ZeRO-Offload দুটোই",
+}
 
 
-def check_zero_stage_that_fits(num_params: float, num_gpus: int, gpu_gb: float, activation_gb: float,
-                               answer) -> Verdict:
-    """অনুশীলনী ০৬.৩: model state (প্রবন্ধের সূত্র) + activation একটি GPU-তে ধরে এমন সবচেয়ে ছোট ZeRO stage।"""
-    fits = [s for s in (0, 1, 2, 3) if _zero_per_gpu(num_params, s, num_gpus) / 1e9 + activation_gb <= gpu_gb]
+def _fit_answer(num_params: float, gpu_gb: float, activation_gb: float, ckpt_keep: float,
+                ckpt_time: float, offload_time: float) -> str:
+    """যেগুলো ধরে তাদের মধ্যে যেটার ধাপ সবচেয়ে কম ধীর (এক GPU, mixed precision Adam, প্রবন্ধের 16Ψ)।"""
+    psi = float(num_params) / 1e9
+    states = {"A": 16 * psi, "B": 16 * psi, "C": 4 * psi, "D": 4 * psi}      # offload: GPU-তে শুধু 2 + 2
+    acts = {"A": activation_gb, "B": ckpt_keep * activation_gb, "C": activation_gb,
+            "D": ckpt_keep * activation_gb}
+    cost = {"A": 1.0, "B": ckpt_time, "C": offload_time, "D": ckpt_time * offload_time}
+    fits = [k for k in FIT_CHOICES if states[k] + acts[k] <= gpu_gb]
     if not fits:
-        raise ValueError("এই সংখ্যায় কোনো stage-এই ধরে না; অন্য সংখ্যা দাও")
-    hint = ("প্রতিটি stage-এর জন্য প্রতি GPU-র model state হিসাব করো (অংশ ৪-এর সূত্র), activation যোগ করো, আর GPU-র "
-            "মেমরির সঙ্গে মেলাও। সবচেয়ে ছোট যে stage-এ যোগফল ধরে, সেটাই উত্তর — বড় stage মানে বেশি যোগাযোগ।")
-    return check_number(answer, fits[0], f"{num_gpus}টি {gpu_gb:g} GB GPU-তে ধরে এমন সবচেয়ে ছোট ZeRO stage", hint)
+        raise ValueError("কোনো পথেই ধরে না (nothing fits); অন্য সংখ্যা দাও")
+    return min(fits, key=cost.get)
+
+
+def check_cheapest_fit(num_params: float, gpu_gb: float, activation_gb: float, ckpt_keep: float,
+                       ckpt_time: float, offload_time: float, answer) -> Verdict:
+    """অনুশীলনী ০৬.৩ (বাজেটে বাছাই): এক GPU-তে ধরে এমন পথগুলোর মধ্যে কোনটায় ধাপ সবচেয়ে কম ধীর।"""
+    if is_blank(answer):
+        return blank_verdict()
+    key = str(answer).strip().upper()
+    if key not in FIT_CHOICES:
+        return say(False, f"উত্তর হবে {', '.join(FIT_CHOICES)}-এর একটি; পেয়েছি {answer!r}।")
+    if key == _fit_answer(num_params, gpu_gb, activation_gb, ckpt_keep, ckpt_time, offload_time):
+        return say(True, "যেগুলো ধরে, তার মধ্যে এটার দাম (ধাপের সময়) সবচেয়ে কম।")
+    return say(False, "প্রতিটি পথের জন্য দুটি সংখ্যা লেখো: GPU-তে model state (mixed precision Adam-এ ওজনপ্রতি ১৬ "
+                      "বাইট; offload-এ GPU-তে থাকে শুধু ১৬-বিট ওজন আর gradient) আর activation (checkpointing-এ তার "
+                      "কত ভাগ থাকে?)। যেগুলো GPU-তে ধরে, তাদের মধ্যে মাপা সময়ের দাম তুলনা করো।")
 
 
 PRUNING_CLAIMS = {
