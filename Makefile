@@ -59,8 +59,8 @@ lab: $(VENV)/.stamp-lab  ## .venv তৈরি/হালনাগাদ কর�
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_ARGS) $(LAB_ARGS) $(FIRST_LESSON)
 
 # ruff over the code (rules in pyproject.toml): zero findings, before any test runs.
-lint-code: $(VENV)/.stamp-test  ## ruff দিয়ে src/ tests/ tools/ conftest.py যাচাই (শূন্য finding)
-	$(PY) -m ruff check src tests tools conftest.py
+lint-code: $(VENV)/.stamp-test  ## ruff দিয়ে src/ tests/ tools/ conftest.py setup.py যাচাই (শূন্য finding)
+	$(PY) -m ruff check src tests tools conftest.py setup.py
 
 unit: $(VENV)/.stamp-test  ## শুধু unit tests (tests/)
 	$(PY) -m pytest -q tests

@@ -208,3 +208,53 @@ def test_mlp_shapes_and_seed():
     assert torch.equal(a(x), b(x))
     with pytest.raises(ValueError):
         MLP(8, 32, 1, n_layers=0)
+
+
+# ---- generate with top_k ---------------------------------------------------------------------------------------
+
+def _untrained(vocab, seed=3):
+    return TinyGPT(GPTConfig(vocab_size=vocab, block_size=16, n_layer=1, n_head=2, n_embd=16), seed=seed).eval()
+
+
+def test_generate_with_top_k_1_is_greedy_argmax():
+    model = _untrained(12)
+    idx = torch.tensor([[1, 5, 2]])
+    out = model.generate(idx, 25, top_k=1, generator=torch.Generator().manual_seed(0))
+    seq = idx
+    with torch.no_grad():                       # the oracle: the argmax of the last logits, step by step
+        for _ in range(25):
+            logits, _ = model(seq[:, -16:])
+            seq = torch.cat([seq, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    assert torch.equal(out, seq)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_generate_with_top_k_only_samples_among_the_k_most_likely(k):
+    model = _untrained(12)
+    out = model.generate(torch.zeros(4, 1, dtype=torch.long), 30, temperature=2.0, top_k=k,
+                         generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        for t in range(1, out.shape[1]):
+            logits, _ = model(out[:, max(0, t - 16):t])
+            allowed = logits[:, -1].topk(k).indices
+            assert bool((allowed == out[:, t:t + 1]).any(dim=1).all()), t
+    # without top_k, high temperature leaves that set at some step (so the check above can fail)
+    free = model.generate(torch.zeros(4, 1, dtype=torch.long), 30, temperature=2.0,
+                          generator=torch.Generator().manual_seed(1))
+    outside = 0
+    with torch.no_grad():
+        for t in range(1, free.shape[1]):
+            logits, _ = model(free[:, max(0, t - 16):t])
+            outside += int((~(logits[:, -1].topk(k).indices == free[:, t:t + 1]).any(dim=1)).sum())
+    assert outside > 0
+
+
+def test_generate_rejects_bad_arguments_in_bengali_and_english():
+    model = _untrained(12)
+    start = torch.zeros(1, 1, dtype=torch.long)
+    for kwargs, english in [({"top_k": 0}, "top_k must be a positive integer"),
+                            ({"temperature": 0.0}, "temperature must be >= 0.001"),
+                            ({"max_new_tokens": -1}, "max_new_tokens must be a non-negative integer")]:
+        args = {"max_new_tokens": 2, **kwargs}
+        with pytest.raises(ValueError, match=english):
+            model.generate(start, **args)

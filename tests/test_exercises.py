@@ -299,3 +299,32 @@ def test_initial_skipped_steps_counts_fp16_rounding():
     assert l05.check_initial_skipped_steps(32752 / 2 ** 15, 0, initial_scale_power=15, hysteresis=1)
     assert l05.check_initial_skipped_steps(65520 / 2 ** 15, 1, initial_scale_power=15, hysteresis=1)
     assert not l05.check_initial_skipped_steps(65520 / 2 ** 15, 0, initial_scale_power=15, hysteresis=1)
+
+
+# ---------- check_sum_stall against torch's own FP16/BF16 additions ----------
+
+def _torch_stall(dtype, addend):
+    """Add `addend` (already in dtype) again and again with torch's dtype arithmetic until the sum stops."""
+    s = torch.zeros((), dtype=dtype)
+    a = torch.tensor(addend, dtype=dtype)
+    for _ in range(200_000):
+        nxt = s + a
+        if not torch.isfinite(nxt) or nxt == s:
+            return (nxt if not torch.isfinite(nxt) else s).item()
+        s = nxt
+    raise AssertionError("no stall")
+
+
+@pytest.mark.parametrize("fmt, dtype, addend", [("fp16", torch.float16, 1.0), ("fp16", torch.float16, 0.1),
+                                                ("bf16", torch.bfloat16, 1.0), ("bf16", torch.bfloat16, 0.01),
+                                                ("fp16", torch.float16, 3.0)])
+def test_sum_stall_agrees_with_torch_accumulating_in_that_dtype(fmt, dtype, addend, capsys):
+    want = _torch_stall(dtype, addend)
+    assert l01.check_sum_stall(fmt, addend, want)
+    assert not l01.check_sum_stall(fmt, addend, want * 2)
+    assert not l01.check_sum_stall(fmt, addend, ...)
+    assert "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
+
+
+def test_sum_stall_known_values():
+    assert l01.check_sum_stall("fp16", 1.0, 2048) and l01.check_sum_stall("bf16", 1.0, 256)

@@ -7,10 +7,13 @@
 from __future__ import annotations
 
 import importlib.resources
+import numbers
 import unicodedata
 from pathlib import Path
 
 import torch
+
+from .util import as_device, as_seed, finite_float, positive_int
 
 __all__ = ["CORPUS_FILE", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset", "synthetic_regression"]
 
@@ -52,9 +55,13 @@ class CharTokenizer:
 
     @property
     def vocab_size(self) -> int:
+        """শব্দভান্ডারে কয়টি আলাদা অক্ষর (token)।"""
         return len(self.chars)
 
     def encode(self, text: str) -> list[int]:
+        """লেখা → token id-এর list (পাঠ ০২)।"""
+        if not isinstance(text, str):
+            raise TypeError(f"encode() লেখা (str) নেয় (a str); পেয়েছি {type(text).__name__}: {text!r}")
         try:
             return [self.stoi[ch] for ch in text]
         except KeyError as err:
@@ -62,8 +69,17 @@ class CharTokenizer:
                              "tokenizer যে লেখা থেকে বানানো, তাতে এটা ছিল না") from None
 
     def decode(self, ids) -> str:
+        """token id-এর list (বা 1-D tensor) → লেখা (পাঠ ০২)।"""
         if isinstance(ids, torch.Tensor):
-            ids = ids.tolist()
+            ids = ids.reshape(-1).tolist()
+        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+            raise TypeError(f"decode() token id-এর list নেয় (a list of token ids); পেয়েছি {ids!r}")
+        ids = list(ids)
+        bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, numbers.Integral)
+               or not 0 <= i < self.vocab_size]
+        if bad:
+            raise ValueError(f"token id হবে 0 থেকে {self.vocab_size - 1}-এর পূর্ণসংখ্যা (token id out of range); "
+                             f"পেয়েছি {bad[:3]!r}")
         return "".join(self.chars[i] for i in ids)
 
     def __repr__(self):
@@ -86,6 +102,7 @@ class CharDataset:
 
     @property
     def vocab_size(self) -> int:
+        """শব্দভান্ডারে কয়টি আলাদা অক্ষর (token)।"""
         return self.tokenizer.vocab_size
 
     def get_batch(self, split: str, batch_size: int, block_size: int, device="cpu",
@@ -94,6 +111,9 @@ class CharDataset:
 
         generator একটি CPU torch.Generator; একই seed দিলে একই ব্যাচ। না দিলে torch-এর global RNG।
         """
+        batch_size = positive_int(batch_size, "batch_size")
+        block_size = positive_int(block_size, "block_size")
+        device = as_device(device)
         if split not in ("train", "val"):
             raise ValueError(f"split হবে 'train' বা 'val' (unknown split); পেয়েছি {split!r}")
         data = self.train_data if split == "train" else self.val_data
@@ -117,7 +137,10 @@ def synthetic_regression(n: int = 512, d: int = 8, seed: int = 0, noise: float =
 
     ফেরত দেয় (x, y): float32, আকার (n, d) আর (n, 1)। একই seed দিলে হুবহু একই ডেটা।
     """
-    g = torch.Generator().manual_seed(seed)
+    n, d = positive_int(n, "n"), positive_int(d, "d")
+    noise = finite_float(noise, "noise", minimum=0.0)
+    seed = as_seed(seed)
+    g = torch.Generator().manual_seed(0 if seed is None else seed)      # None: seed 0
     x = torch.randn(n, d, generator=g)
     w = torch.randn(d, 1, generator=g) / d ** 0.5   # x·w-এর মাপ মোটামুটি ১
     y = torch.sin(x @ w) + noise * torch.randn(n, 1, generator=g)

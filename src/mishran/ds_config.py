@@ -17,7 +17,7 @@ import torch
 
 from .formats import PRECISIONS
 from .hardware import recommended_amp_dtype
-from .util import positive_int
+from .util import finite_float, positive_int
 
 __all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "DeepSpeedConfigError", "choose_precision",
            "cpu_supports_fp16", "config_for_device", "validate_config", "zero_model_state_bytes"]
@@ -61,8 +61,28 @@ def choose_precision(device: str | None = None, capability=None) -> str:
     """
     if capability is not None:
         device = "cuda"
-    dtype = recommended_amp_dtype(device, capability)
+    dtype = recommended_amp_dtype(_device_name(device), capability)
     return {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype, "fp32")
+
+
+def _device_name(device) -> str | None:
+    """None, 'cpu', 'cuda', 'cuda:1' বা torch.device → device-এর ধরন ('cpu'/'cuda'), নইলে পরিষ্কার ভুল।"""
+    if device is None:
+        return None
+    if not isinstance(device, (str, torch.device)):
+        raise DeepSpeedConfigError(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); "
+                                   f"পেয়েছি {device!r}")
+    try:
+        return torch.device(device).type
+    except RuntimeError:
+        raise DeepSpeedConfigError(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
+
+
+def _finite(value, name: str) -> float:
+    try:
+        return finite_float(value, name, positive=True)
+    except (TypeError, ValueError) as err:
+        raise DeepSpeedConfigError(str(err)) from None
 
 
 def _positive(value, name: str) -> int:
@@ -84,7 +104,7 @@ def _check_precision_name(precision) -> str | None:
         raise DeepSpeedConfigError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): "
                                    "মডেলের ওজন একটাই 16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' "
                                    "(loss scaling-সহ) বা precision='bf16'।")
-    if precision not in PRECISIONS:
+    if not isinstance(precision, str) or precision not in PRECISIONS:
         raise DeepSpeedConfigError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও: 'fp16', 'bf16', "
                                    "'fp32', অথবা None (এই device দেখে নিজে বাছাই)।")
     return precision
@@ -117,12 +137,13 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
     micro = _positive(micro_batch, "micro_batch")
     accum = _positive(accumulation_steps, "accumulation_steps")
     world = _world_size(world_size)
-    if zero_stage is not None and (isinstance(zero_stage, bool) or zero_stage not in ZERO_STAGES):
+    if zero_stage is not None and (isinstance(zero_stage, bool) or not isinstance(zero_stage, int)
+                                   or zero_stage not in ZERO_STAGES):
         raise DeepSpeedConfigError(f"অচেনা ZeRO stage {zero_stage!r} (unknown ZeRO stage); চলে 0 (ZeRO বন্ধ), "
                                    "1 (optimizer state ভাগ), 2 (+ gradient ভাগ), 3 (+ ওজন ভাগ)।")
     if capability is not None:
         device = "cuda"
-    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = _device_name(device) or ("cuda" if torch.cuda.is_available() else "cpu")
     precision = _check_precision_name(precision) or choose_precision(device, capability)
     if zero_stage is None:
         zero_stage = 1 if precision == "fp16" else 0
@@ -152,13 +173,13 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
             zero["allgather_bucket_size"] = zero["reduce_bucket_size"]
     config["zero_optimization"] = zero
     if gradient_clipping is not None:
-        config["gradient_clipping"] = float(gradient_clipping)
+        config["gradient_clipping"] = _finite(gradient_clipping, "gradient_clipping")
     if optimizer is not None:
         if optimizer not in ("Adam", "AdamW"):
             raise DeepSpeedConfigError(f"optimizer হবে None (torch.optim.AdamW, compile ছাড়া), 'Adam' বা 'AdamW' "
                                        f"(DeepSpeed-এর FusedAdam); পেয়েছি {optimizer!r}")
-        config["optimizer"] = {"type": optimizer, "params": {"lr": lr, "betas": [0.9, 0.999], "eps": 1e-8,
-                                                             "weight_decay": 0.01}}
+        config["optimizer"] = {"type": optimizer, "params": {"lr": _finite(lr, "lr"), "betas": [0.9, 0.999],
+                                                             "eps": 1e-8, "weight_decay": 0.01}}
     config["log_level"] = log_level
     validate_config(config, world_size=world, device=device)
     return config
@@ -232,13 +253,13 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
         raise DeepSpeedConfigError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled); "
                                    "config-এ একটির enabled মুছে দাও। DeepSpeed-এর নিজের বার্তা: 'bfloat16 and fp16 "
                                    "modes cannot be simultaneously enabled'।")
-    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = _device_name(device) or ("cuda" if torch.cuda.is_available() else "cpu")
     if fp16 and device == "cpu" and not cpu_supports_fp16():
         raise DeepSpeedConfigError("অনেক CPU-তে FP16 চলে না, এটিতেও নয় (fp16 is not supported on many CPUs, this one "
                                    "included): DeepSpeed-এর CPU accelerator বলবে 'Type fp16 is not supported on your "
                                    "device.'। CPU-তে BF16 নাও (\"bf16\": {\"enabled\": true}), অথবা GPU-তে চালাও।")
     stage = _block(config, "zero_optimization").get("stage", 0)
-    if isinstance(stage, bool) or stage not in ZERO_STAGES:
+    if isinstance(stage, bool) or not isinstance(stage, int) or stage not in ZERO_STAGES:
         raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0, 1, 2 বা 3।")
     return {"train_batch_size": train, "micro_batch": micro, "accumulation_steps": accum, "world_size": world}
 
@@ -255,10 +276,13 @@ def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, par
     + momentum 4 + variance 4)। মোট 16Ψ। N GPU-তে: stage 1 optimizer state ভাগ করে (4Ψ + 12Ψ/N), stage 2
     gradient-ও (2Ψ + 14Ψ/N), stage 3 ওজনও (16Ψ/N)। stage 0 কিছুই ভাগ করে না।
     """
-    if isinstance(stage, bool) or stage not in ZERO_STAGES:
+    if isinstance(stage, bool) or not isinstance(stage, int) or stage not in ZERO_STAGES:
         raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0, 1, 2 বা 3।")
     n = _positive(world_size, "world_size")
     psi = _positive(num_params, "num_params")
+    if psi > 10 ** 18:
+        raise DeepSpeedConfigError(f"num_params ({len(str(psi))} অঙ্কের সংখ্যা) অবাস্তব রকম বড় (num_params too large; "
+                                   "at most 10**18)")
     parts = {"params": param_bytes * psi, "grads": grad_bytes * psi, "optimizer_states": optimizer_bytes * psi}
     shard = {0: (), 1: ("optimizer_states",), 2: ("optimizer_states", "grads"),
              3: ("optimizer_states", "grads", "params")}[stage]

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .util import as_bool
+
 __all__ = ["FloatFormat", "Decoded", "FORMATS", "PRECISIONS", "get_format", "decode", "decode_bits", "encode",
            "round_to", "spacing", "all_values", "torch_dtype", "format_table"]
 
@@ -29,10 +31,12 @@ class FloatFormat:
 
     @property
     def total_bits(self) -> int:
+        """মোট বিট: sign ১ + exponent + mantissa।"""
         return 1 + self.exponent_bits + self.mantissa_bits
 
     @property
     def bias(self) -> int:
+        """exponent-এর bias: 2^(exponent বিট − 1) − 1।"""
         return 2 ** (self.exponent_bits - 1) - 1
 
     @property
@@ -48,10 +52,12 @@ class FloatFormat:
 
     @property
     def emax(self) -> int:
+        """সবচেয়ে বড় সসীম সংখ্যার unbiased exponent।"""
         return self.max_exponent_field - self.bias
 
     @property
     def max(self) -> float:
+        """সবচেয়ে বড় সসীম সংখ্যা (যেমন FP16-এ 65504)।"""
         m = self.mantissa_bits
         # সবচেয়ে বড় mantissa: IEEE-তে সব ১; E4M3-এ সব ১ হলো NaN, তাই এক কম।
         top_mantissa = 2 ** m - 1 if self.ieee_special else 2 ** m - 2
@@ -59,19 +65,23 @@ class FloatFormat:
 
     @property
     def min_normal(self) -> float:
+        """সবচেয়ে ছোট ধনাত্মক normal সংখ্যা: 2^emin।"""
         return math.ldexp(1.0, self.emin)
 
     @property
     def min_subnormal(self) -> float:
+        """সবচেয়ে ছোট ধনাত্মক subnormal সংখ্যা: 2^(emin − mantissa বিট)।"""
         return math.ldexp(1.0, self.emin - self.mantissa_bits)
 
     @property
     def eps(self) -> float:
+        """machine epsilon: ১ আর তার পরের সংখ্যার দূরত্ব।"""
         """১ আর তার পরের সংখ্যার দূরত্ব (machine epsilon)।"""
         return math.ldexp(1.0, -self.mantissa_bits)
 
     @property
     def has_inf(self) -> bool:
+        """ফরম্যাটে inf আছে কি না (E4M3-এ নেই)।"""
         return self.ieee_special
 
     def __repr__(self) -> str:
@@ -147,10 +157,12 @@ class Decoded:
 
     @property
     def bits(self) -> str:
+        """sign, exponent, mantissa-র বিট, ফাঁক দিয়ে আলাদা করা।"""
         return self.sign_bits + self.exponent_bits + self.mantissa_bits
 
     @property
     def pattern(self) -> int:
+        """পুরো বিট-প্যাটার্ন একটি পূর্ণসংখ্যা হিসেবে।"""
         return int(self.bits, 2)
 
     def __str__(self) -> str:
@@ -263,6 +275,7 @@ def round_to(x, fmt, saturate: bool = False):
     Python সংখ্যা দিলে float ফেরত দেয়; tensor দিলে একই আকারের tensor (FP32/FP64 হলে সেই dtype, নইলে FP32)।
     """
     f = get_format(fmt)
+    saturate = as_bool(saturate, "saturate")
     if isinstance(x, torch.Tensor):
         if not (x.is_floating_point() or x.dtype in (torch.int8, torch.int16, torch.int32, torch.int64)):
             raise TypeError(f"round_to() সংখ্যার tensor চায় (a numeric tensor); পেয়েছি dtype {x.dtype}")
@@ -286,6 +299,7 @@ def spacing(x, fmt) -> float:
 def all_values(fmt, finite_only: bool = True) -> list[float]:
     """৮ বা ১৬ বিটের ফরম্যাটের সব ধনাত্মক মান, ছোট থেকে বড় (শূন্যসহ)।"""
     f = get_format(fmt)
+    finite_only = as_bool(finite_only, "finite_only")
     if f.total_bits > 16:
         raise ValueError(f"{f.name}-এ 2^{f.total_bits}টি প্যাটার্ন — সব তালিকা করা যায় না "
                          "(too many bit patterns); ১৬ বিট বা তার ছোট ফরম্যাট দাও।")
@@ -295,6 +309,9 @@ def all_values(fmt, finite_only: bool = True) -> list[float]:
 
 def format_table(names=None) -> list[dict]:
     """পরিসর ও সূক্ষ্মতার সারণি — প্রতিটি সারি বিট-বিন্যাস থেকে হিসাব করা।"""
+    if names is not None and not isinstance(names, (list, tuple)):
+        raise TypeError(f"names হবে ফরম্যাটের নামের list, যেমন ['fp16', 'bf16'] (a list of format names); "
+                        f"পেয়েছি {names!r}")
     rows = []
     for name in names or FORMATS:
         f = get_format(name)

@@ -15,10 +15,13 @@ import torch.nn as nn
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint as _checkpoint
 
+from .util import as_bool, as_seed, finite_float, positive_int
+
 __all__ = ["MLP", "GPTConfig", "TinyGPT"]
 
 
 def _generator(seed):
+    seed = as_seed(seed)
     return None if seed is None else torch.Generator().manual_seed(seed)
 
 
@@ -27,8 +30,9 @@ class MLP(nn.Module):
 
     def __init__(self, d_in: int, d_hidden: int, d_out: int, n_layers: int = 2, seed: int | None = None):
         super().__init__()
-        if n_layers < 1:
-            raise ValueError(f"n_layers অন্তত ১ হতে হবে (at least one layer); পেয়েছি {n_layers}")
+        d_in, d_hidden, d_out = (positive_int(d_in, "d_in"), positive_int(d_hidden, "d_hidden"),
+                                 positive_int(d_out, "d_out"))
+        n_layers = positive_int(n_layers, "n_layers (at least one layer)")
         sizes = [d_in] + [d_hidden] * (n_layers - 1) + [d_out]
         layers = []
         for i, (a, b) in enumerate(itertools.pairwise(sizes)):
@@ -44,6 +48,7 @@ class MLP(nn.Module):
                 nn.init.zeros_(m.bias)
 
     def forward(self, x):  # (N, d_in) -> (N, d_out)
+        """ইনপুট x (N, d_in) → আউটপুট (N, d_out)।"""
         return self.net(x)
 
 
@@ -58,6 +63,17 @@ class GPTConfig:
     n_embd: int = 64
     dropout: float = 0.0
     checkpoint: bool = False  # activation checkpointing, প্রতিটি block (পাঠ ০৬): মেমরি কম, backward-এ আবার forward
+
+    def __post_init__(self):
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
+            setattr(self, name, positive_int(getattr(self, name), name))
+        if self.n_embd % self.n_head:
+            raise ValueError(f"n_embd ({self.n_embd}) n_head ({self.n_head}) দিয়ে বিভাজ্য হতে হবে (n_embd must be "
+                             "divisible by n_head): প্রতিটি head সমান মাপের")
+        self.dropout = finite_float(self.dropout, "dropout", minimum=0.0)
+        if self.dropout >= 1:
+            raise ValueError(f"dropout হবে 0 থেকে 1-এর নিচে (dropout must be in [0, 1)); পেয়েছি {self.dropout!r}")
+        self.checkpoint = as_bool(self.checkpoint, "checkpoint")
 
 
 class CausalSelfAttention(nn.Module):
@@ -178,6 +194,12 @@ class TinyGPT(nn.Module):
         temperature < 1 মানে বেশি নিশ্চিত, > 1 মানে বেশি এলোমেলো। generator দিলে একই seed-এ একই লেখা।
         আগে model.eval() ডেকে নাও (dropout বন্ধ)।
         """
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+            raise ValueError(f"max_new_tokens হবে 0 বা ধনাত্মক পূর্ণসংখ্যা (max_new_tokens must be a non-negative "
+                             f"integer); পেয়েছি {max_new_tokens!r}")
+        temperature = finite_float(temperature, "temperature", minimum=1e-3)   # আরও ছোট: logits ÷ T = inf
+        if top_k is not None:
+            top_k = positive_int(top_k, "top_k")
         for _ in range(max_new_tokens):
             idx_cond = idx[:, -self.config.block_size:]       # context block_size-এর বেশি নয়
             logits, _ = self(idx_cond)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from .formats import get_format, round_to, spacing
-from .util import positive_int
+from .util import finite_float, positive_int
 
 __all__ = ["UnderflowReport", "underflow_report", "log2_magnitudes", "FormatRegions", "format_regions",
            "StaticLossScaler", "DynamicLossScaler", "DeepSpeedLossScaler", "LossScaleAtMinimumError",
@@ -73,8 +73,11 @@ def _flat64(values, what: str) -> torch.Tensor:
 def _as_scale(scale) -> float:
     if isinstance(scale, torch.Tensor) and scale.numel() == 1:
         scale = scale.item()
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not (
-            math.isfinite(scale) and scale > 0):
+    try:
+        ok = not isinstance(scale, bool) and isinstance(scale, numbers.Real) and math.isfinite(scale) and scale > 0
+    except OverflowError:                      # 2**2000-এর মতো পূর্ণসংখ্যা float-এ আঁটে না
+        ok = False
+    if not ok:
         raise ValueError(f"scale হবে একটি ধনাত্মক সসীম সংখ্যা (a positive finite number), যেমন 1024 বা 2**16; "
                          f"পেয়েছি {scale!r}")
     return float(scale)
@@ -99,6 +102,7 @@ class UnderflowReport:
         return {k: getattr(self, k) / self.total for k in KINDS}
 
     def fraction(self, kind: str) -> float:
+        """একটি অঞ্চলের (যেমন 'flushed_to_zero') ভাগ, 0 থেকে 1।"""
         if kind not in KINDS:
             raise ValueError(f"অচেনা ভাগ {kind!r} (unknown kind); চেনা ভাগ: {', '.join(KINDS)}")
         return getattr(self, kind) / self.total
@@ -109,6 +113,7 @@ class UnderflowReport:
         return self.total - self.exact_zero
 
     def as_dict(self) -> dict:
+        """ফলাফল dict হিসেবে (JSON বা সারণির জন্য)।"""
         d = {"fmt": self.fmt, "scale": self.scale, "total": self.total}
         d.update({k: getattr(self, k) for k in KINDS})
         d.update({f"{k}_fraction": v for k, v in self.fractions.items()})
@@ -224,9 +229,11 @@ class StaticLossScaler:
 
     @property
     def scale(self) -> float:
+        """এখনকার loss scale।"""
         return self._scale
 
     def update(self, found_inf) -> bool:
+        """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না।"""
         overflow = _as_flag(found_inf)
         self.steps += 1
         self.skipped += overflow
@@ -249,9 +256,9 @@ class DynamicLossScaler:
 
     def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
         init_scale = _as_scale(init_scale)
-        if not (isinstance(growth_factor, numbers.Real) and growth_factor > 1.0 and math.isfinite(growth_factor)):
+        if not finite_float(growth_factor, "growth_factor") > 1.0:
             raise ValueError(f"growth_factor হবে 1-এর চেয়ে বড় (must be > 1.0); পেয়েছি {growth_factor!r}")
-        if not (isinstance(backoff_factor, numbers.Real) and 0.0 < backoff_factor < 1.0):
+        if not 0.0 < finite_float(backoff_factor, "backoff_factor") < 1.0:
             raise ValueError(f"backoff_factor হবে 0 আর 1-এর মাঝে (must be in (0, 1)); পেয়েছি {backoff_factor!r}")
         growth_interval = positive_int(growth_interval, "growth_interval")
         self._scale = _to_float32(init_scale)           # torch: torch.full((), init_scale, dtype=float32)
@@ -264,6 +271,7 @@ class DynamicLossScaler:
 
     @property
     def scale(self) -> float:
+        """এখনকার loss scale।"""
         return self._scale
 
     def update(self, found_inf) -> bool:
@@ -369,6 +377,7 @@ class DeepSpeedLossScaler:
 
     @property
     def scale(self) -> float:
+        """এখনকার loss scale।"""
         return self._scale
 
     def update(self, found_inf) -> bool:
@@ -430,6 +439,10 @@ def simulate(scaler, overflow_flags, steps: int | None = None) -> list[dict]:
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0):
         raise ValueError(f"steps হবে শূন্য বা ধনাত্মক পূর্ণসংখ্যা (steps must be a non-negative integer); "
                          f"পেয়েছি {steps!r}")
+    if not callable(overflow_flags) and not isinstance(overflow_flags, (str, torch.Tensor)) and not hasattr(
+            overflow_flags, "__iter__"):
+        raise TypeError("overflow_flags হবে bool-এর list/tensor, বা f(step, scale) ফাংশন (a list of flags or a "
+                        f"function); পেয়েছি {overflow_flags!r}")
     if callable(overflow_flags):
         if steps is None:
             raise ValueError("overflow_flags একটি ফাংশন হলে কত step চালাতে হবে তা steps=... দিয়ে বলো।")

@@ -23,13 +23,14 @@ import torch
 from tqdm.auto import tqdm
 
 from .formats import PRECISIONS
+from .util import as_bool, finite_float
 
 __all__ = ["PRECISIONS", "TrainConfig", "TrainLog", "StepBookkeeper", "autocast_for", "make_scaler", "train",
            "save_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
 
 
 def _check_precision(precision: str) -> torch.dtype:
-    if precision in PRECISIONS:
+    if isinstance(precision, str) and precision in PRECISIONS:
         return PRECISIONS[precision]
     hint = ""
     if precision == "tf32":
@@ -59,21 +60,38 @@ class TrainConfig:
 
     def __post_init__(self):
         _check_precision(self.precision)
-        if not isinstance(self.steps, int) or self.steps < 0:
+        if _not_int(self.steps) or self.steps < 0:
             raise ValueError(f"steps হবে ০ বা তার বেশি পূর্ণসংখ্যা (steps < 0); পেয়েছি {self.steps!r}")
-        if not isinstance(self.accumulation_steps, int) or self.accumulation_steps < 1:
+        if _not_int(self.accumulation_steps) or self.accumulation_steps < 1:
             raise ValueError("accumulation_steps অন্তত ১ হতে হবে (accumulation_steps < 1); ১ মানে accumulation নেই, "
                              f"k মানে প্রতি optimizer step-এ k-টি micro-batch। পেয়েছি {self.accumulation_steps!r}")
-        if self.clip_norm is not None and not self.clip_norm > 0:
-            raise ValueError(f"clip_norm হবে ধনাত্মক সংখ্যা, অথবা None (clipping বন্ধ); পেয়েছি {self.clip_norm!r}")
-        if not isinstance(self.log_every, int) or self.log_every < 0:
-            raise ValueError(f"log_every হবে ০ (log বন্ধ) বা ধনাত্মক পূর্ণসংখ্যা; পেয়েছি {self.log_every!r}")
+        if self.clip_norm is not None:
+            self.clip_norm = finite_float(self.clip_norm, "clip_norm (or None: no clipping)", positive=True)
+        if _not_int(self.log_every) or self.log_every < 0:
+            raise ValueError(f"log_every হবে ০ (log বন্ধ) বা ধনাত্মক পূর্ণসংখ্যা (log_every < 0); পেয়েছি {self.log_every!r}")
+        self.progress = as_bool(self.progress, "progress")
+        if self.device is not None:
+            _device_type(self.device)
+
+
+def _not_int(value) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int)
+
+
+def _device_type(device) -> str:
+    """'cpu', 'cuda', 'cuda:0' বা torch.device → 'cpu'/'cuda'; অন্য কিছু হলে বাংলা + ইংরেজি বার্তায় ভুল।"""
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); পেয়েছি {device!r}")
+    try:
+        return torch.device(device).type
+    except RuntimeError:
+        raise ValueError(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
 
 
 def autocast_for(device, precision: str):
     """এই device আর precision-এর autocast context (পাঠ ০৩)। fp32-এ এটি বন্ধ থাকে — একই কোড, সুইচ আলাদা।"""
     dtype = _check_precision(precision)
-    device_type = torch.device(device).type
+    device_type = _device_type(device)
     return torch.amp.autocast(device_type, dtype=dtype, enabled=precision != "fp32")
 
 
@@ -83,7 +101,7 @@ def make_scaler(device, precision: str, **kwargs) -> torch.amp.GradScaler:
     kwargs (init_scale, growth_interval, ...) সোজা torch.amp.GradScaler-এ যায়।
     """
     _check_precision(precision)
-    return torch.amp.GradScaler(torch.device(device).type, enabled=precision == "fp16", **kwargs)
+    return torch.amp.GradScaler(_device_type(device), enabled=precision == "fp16", **kwargs)
 
 
 @dataclass
@@ -114,6 +132,7 @@ class TrainLog:
 
     @property
     def steps(self) -> list:
+        """যে step-গুলো চলল তাদের নম্বর (start_step থেকে)।"""
         return list(range(self.start_step, self.end_step))
 
     def __str__(self) -> str:

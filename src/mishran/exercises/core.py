@@ -54,9 +54,13 @@ def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: fl
     """সংখ্যা-উত্তর যাচাই (সব পাঠ): নির্দিষ্ট অনুশীলনীর check-গুলো এটাকেই ডাকে।"""
     if is_blank(answer):
         return blank_verdict()
+    if isinstance(answer, str):
+        answer = answer.strip()
     try:
         value = float(answer)
-    except (TypeError, ValueError):
+    except OverflowError:                         # float-এ আঁটে না এমন বড় পূর্ণসংখ্যা (যেমন 2**2000)
+        value = math.inf if answer > 0 else -math.inf
+    except (TypeError, ValueError, RuntimeError):  # RuntimeError: একাধিক উপাদানের tensor
         return say(False, f"{what}: উত্তর একটি সংখ্যা হওয়া চাই (a number), পেয়েছি {answer!r}।")
     same = (math.isnan(value) and math.isnan(expected)) or value == expected or (
         rel_tol and math.isclose(value, expected, rel_tol=rel_tol))
