@@ -22,14 +22,9 @@ HEADINGS = {"objectives": "শেখার লক্ষ্য", "exercises": "�
 
 # (notebook prefix, rule) → why it is allowed to fail for now. Remove an entry when the notebook is fixed.
 KNOWN_MISSES = {
-    ("00", "code_line_length"): "setup cell (tools/colab.py) and map cells have lines over 100 characters",
-    ("01", "code_line_length"): "setup cell (tools/colab.py) and several cells have lines over 100 characters",
-    ("02", "code_line_length"): "setup cell (tools/colab.py) and several cells have lines over 100 characters",
     ("03", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
     ("04", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
     ("05", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
-    ("01", "code_cell_length"): "one cell of 31 lines",
-    ("02", "code_cell_length"): "cells of 32 and 60 lines",
 }
 
 
