@@ -298,7 +298,7 @@ def check_scale_sequence(pattern, answer, init_scale: float = 2.0 ** 10, growth_
     if given == truth:
         return say(True, "torch-এর GradScaler ঠিক এই ধারাই দিল: overflow-এ অর্ধেক আর গোনা শূন্য; টানা "
                           f"{growth_interval}টি ঠিকঠাক ধাপের পর দ্বিগুণ, তারপর গোনা আবার শূন্য থেকে।")
-    first = next(i for i, (a, b) in enumerate(zip(given, truth)) if a != b)
+    first = next(i for i, (a, b) in enumerate(zip(given, truth, strict=True)) if a != b)
     if pattern[first]:
         why = "এই ধাপে overflow: update() কী করে, আর টানা ঠিকঠাক ধাপের গোনাটা তখন কোথায় যায়?"
     else:
