@@ -81,10 +81,14 @@ SITE_DIR ?= out/site
 site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট out/site/-এ: সব পাঠ CPU-তে চালিয়ে স্থির HTML, docs, index
 	$(PY) tools/build_site.py --out $(SITE_DIR)
 
-# Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, every widget touched once;
-# then every page of the site. Screenshots in out/browser/. Needs `apt-get install chromium fonts-beng`.
-browser-test: site  ## browser-এ প্রতিটি পাঠ (JupyterLab) আর ওয়েবসাইট যাচাই; screenshot out/browser/-এ
-	MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" $(PY) -m pytest -q tests/browser
+# Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, saved, every widget touched
+# once; the site is then built from those saved lessons (each lesson runs once for both) and every page of
+# it opened. Screenshots in out/browser/. Needs `apt-get install chromium fonts-beng npm` (README).
+browser-test: $(VENV)/.stamp-test  ## browser-এ প্রতিটি পাঠ (JupyterLab), তারপর ওয়েবসাইট বানিয়ে যাচাই
+	@MISHRAN_BROWSER=1 $(PY) -m pytest -q tests/browser/test_lessons_in_browser.py; rc=$$?; \
+	$(PY) tools/build_site.py --out $(SITE_DIR) --executed out/browser/executed && \
+	MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" $(PY) -m pytest -q tests/browser/test_site_in_browser.py \
+	&& exit $$rc
 
 # For authors: measure the notebooks against the course conventions (the tool lives beside the checkout).
 lint:  ## (লেখকদের) পাশের course_lint.py দিয়ে notebook-এর রীতি মাপে

@@ -103,13 +103,27 @@ class LessonFailed(RuntimeError):
     """একটি পাঠ চালাতে গিয়ে কোনো ঘর ব্যর্থ হলো।"""
 
 
-def execute(nb_path: Path, workdir: Path, cache: Path | None, timeout: int) -> tuple[object, float, bool]:
-    """নোটবুক চালায় (widget-এর অবস্থা রেখে); ফেরত: (nb, সেকেন্ড, cache থেকে কি না)।"""
+def same_cells(a, b) -> bool:
+    return [(c.cell_type, c.source) for c in a.cells] == [(c.cell_type, c.source) for c in b.cells]
+
+
+def execute(nb_path: Path, workdir: Path, cache: Path | None, timeout: int,
+            executed: Path | None = None) -> tuple[object, float, bool]:
+    """নোটবুক চালায় (widget-এর অবস্থা রেখে); ফেরত: (nb, সেকেন্ড, আগে চালানো কপি থেকে কি না)।
+
+    executed: browser test-এ JupyterLab যে কপি চালিয়ে save করেছে তার ফোল্ডার; কোষগুলো হুবহু এক হলে সেটাই নেয়।"""
     import nbformat
     from nbclient import NotebookClient
 
+    if executed and (executed / nb_path.name).is_file():
+        done = nbformat.read(executed / nb_path.name, as_version=4)
+        if same_cells(done, nbformat.read(nb_path, as_version=4)):
+            print(f"  browser   {nb_path.name} (run in JupyterLab by the browser test)", flush=True)
+            return done, 0.0, True
+        print(f"  {nb_path.name}: the browser's copy is out of date; running it", flush=True)
     cached = cache / f"{nb_path.stem}-{source_key(nb_path)}.ipynb" if cache else None
     if cached and cached.is_file():
+        print(f"  cached    {nb_path.name}", flush=True)
         return nbformat.read(cached, as_version=4), 0.0, True
     nb = nbformat.read(nb_path, as_version=4)
     start = time.perf_counter()
@@ -259,6 +273,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-cache", action="store_true", help="run every lesson again")
     ap.add_argument("--jobs", type=int, default=1, help="lessons executed at once (default 1: 2 cores)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    ap.add_argument("--executed", type=Path, help="lessons already run and saved by the browser test "
+                    "(out/browser/executed): used where their cells equal the repository's, so nothing runs twice")
     args = ap.parse_args(argv)
 
     os.environ.pop("MPLBACKEND", None)        # kernel-এ inline চিত্র চাই; CI-র MPLBACKEND=Agg চিত্র লুকাত
@@ -277,7 +293,7 @@ def main(argv=None) -> int:
 
     def run(path):
         try:
-            return execute(work / "notebooks" / path.name, work / "notebooks", cache, args.timeout)
+            return execute(work / "notebooks" / path.name, work / "notebooks", cache, args.timeout, args.executed)
         except LessonFailed as err:
             return err
 
@@ -292,9 +308,6 @@ def main(argv=None) -> int:
     if failed:
         print(f"build_site: {len(failed)} of {len(notebooks)} lessons failed; no site written", file=sys.stderr)
         return 1
-    for path, (_, _, hit) in zip(notebooks, results, strict=True):
-        if hit:
-            print(f"  cached    {path.name}")
 
     if out.exists():
         shutil.rmtree(out)

@@ -28,6 +28,9 @@ INSTALL_HINT = ("install Debian's Chromium and a Bengali font: `apt-get install 
                 "(Ubuntu: `chromium-browser`), or point MISHRAN_CHROMIUM at a Chrome/Chromium binary")
 INSTALL_FONT = "apt-get install fonts-beng (Debian/Ubuntu), or any font with Bengali glyphs"
 TIMES: dict[str, dict[str, float]] = {}     # lesson → {phase: seconds}, printed at the end
+# Each lesson as JupyterLab saved it after Run All (outputs and widget state): `make browser-test` builds the
+# website from these, so the lessons run once for both (tools/build_site.py --executed).
+EXECUTED = OUT / "executed"
 
 
 # ---------- Chromium ----------
@@ -41,11 +44,15 @@ def find_chromium() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def shots() -> Path:
-    """Screenshots folder, emptied once per run."""
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+def shots(request) -> Path:
+    """Screenshots folder. The lessons' and the site's tests may run in separate sessions (make browser-test):
+    each clears only its own old screenshots (site_*.png belong to the site's)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    files = {item.path.name for item in request.session.items}
+    for png in OUT.glob("*.png"):
+        mine = "test_site_in_browser.py" if png.name.startswith("site_") else "test_lessons_in_browser.py"
+        if mine in files:
+            png.unlink()
     print(f"\nbrowser screenshots → {OUT}")
     return OUT
 
@@ -124,6 +131,8 @@ LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     # never write the served copy back (it is a copy anyway)
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    # saving a notebook keeps its widgets' state (the website is built from the notebooks saved here)
+    "@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings": {"saveState": True},
     # no news/update toast over the notebook
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
                                                                        "checkForUpdates": False},

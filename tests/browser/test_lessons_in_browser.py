@@ -8,13 +8,17 @@ Screenshots (first screen of each lesson, each widget after its interaction) go 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import time
 
 import pytest
-from browser_support import INSTALL_FONT, TIMES, bengali_font_families, bengali_fonts_used, lesson_names
+from browser_support import EXECUTED, INSTALL_FONT, TIMES, bengali_font_families, bengali_fonts_used, lesson_names
 
-LESSON_BUDGET_S = 180          # Run All on a 2-core CPU; the course aims at ≤ 60 s a lesson in nbval
+# Run All on a 2-core CPU (the course aims at ≤ 60 s a lesson in nbval). A busier machine may raise it:
+# MISHRAN_BROWSER_BUDGET_S=300 (CI keeps the default).
+LESSON_BUDGET_S = float(os.environ.get("MISHRAN_BROWSER_BUDGET_S", 180))
 WIDGET_BUDGET_S = 60           # from one interaction to its changed output
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 WIDGET_AS_TEXT = re.compile(r"^\s*[A-Z]\w*\((children|value|layout|description|options|outputs|min|max)=", re.M)
@@ -89,8 +93,8 @@ OUTPUT_PROBLEMS_JS = """
       found.push('traceback in an output: ' + text.slice(-600));
     if (mime === 'text/plain' && re.test(text)) found.push('widget shown as text: ' + text.slice(0, 200));
   }
-  const all = document.querySelector('.jp-Notebook')?.innerText || '';
-  if (all.includes('Error displaying widget')) found.push('"Error displaying widget" on the page');
+  const outs = [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')].map(o => o.innerText).join('\n');
+  if (outs.includes('Error displaying widget')) found.push('"Error displaying widget" in an output');
   return found;
 }
 """
@@ -188,6 +192,12 @@ def interact(page, kind: str, el) -> str:
     return f"clicked the {kind}"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def fresh_executed_copies():
+    """Only this run's saved lessons go to the website: a lesson that fails now leaves no copy behind."""
+    shutil.rmtree(EXECUTED, ignore_errors=True)
+
+
 @pytest.mark.parametrize("lesson", lesson_names())
 def test_lesson_in_jupyterlab(lesson, lab, browser, shots):
     stem = lesson.removesuffix(".ipynb")
@@ -225,12 +235,20 @@ def test_lesson_in_jupyterlab(lesson, lab, browser, shots):
                                                  f"{kernel.executed}")
 
         # widgets: rendered (no "Loading widget...", no text fallback), then one interaction each
-        page.wait_for_function("() => !document.querySelector('.jp-Notebook').innerText"
-                               ".includes('Loading widget...')", timeout=30_000)
+        page.wait_for_function("() => ![...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]"
+                               ".some(o => o.innerText.includes('Loading widget...'))", timeout=30_000)
         problems = page.evaluate(OUTPUT_PROBLEMS_JS, WIDGET_AS_TEXT.pattern)
         assert not problems, f"{lesson}:\n" + "\n".join(problems)
         page.locator(".jp-Notebook .jp-Cell").first.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / f"{stem}_first.png"))
+
+        # save (Ctrl+S, widget state included) and keep the executed copy for the website
+        page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+        page.keyboard.press("Control+s")
+        page.wait_for_function("() => !document.querySelector('.jp-mod-current.jp-mod-dirty, "
+                               ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty')", timeout=30_000)
+        EXECUTED.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(lab.root / "notebooks" / lesson, EXECUTED / lesson)
 
         # Bengali with a Bengali font, in the prose and in a cell's printed output
         bn_families = bengali_font_families()
