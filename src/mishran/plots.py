@@ -481,14 +481,14 @@ def fp8_speed_figure(widths: dict, title: str):
     modes = ["bf16-compile", "fp8-tensorwise", "fp8-rowwise"]
     colors = ["#ff7f0e", "#2ca02c", "#17becf"]
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
-    for j, (mode, color) in enumerate(zip(modes, colors)):
+    for j, (mode, color) in enumerate(zip(modes, colors, strict=True)):
         xs, ys = [], []
         for i, steps in enumerate(widths.values()):
             if mode in steps and "bf16-compile" in steps:
                 xs.append(i + (j - 1) * 0.27)
                 ys.append(steps["bf16-compile"] / steps[mode])
         bars = ax.bar(xs, ys, width=0.25, color=color, label=mode)
-        for bar, y in zip(bars, ys):
+        for bar, y in zip(bars, ys, strict=True):
             ax.text(bar.get_x() + bar.get_width() / 2, y, f"{y:.2f}×", ha="center", va="bottom", fontsize=10)
     ax.axhline(1.0, color="gray", lw=1)
     ax.set_xticks(range(len(widths)), [f"d_model {d}" for d in widths])
