@@ -1,24 +1,20 @@
 """ছোট সাধারণ সাহায্যকারী, প্রতিটির একটাই ঘর (সব পাঠ ব্যবহার করে)।
 
 ধনাত্মক পূর্ণসংখ্যার যাচাই, প্যাকেজের সংস্করণ পড়া আর তুলনা (packaging.version দিয়ে), process group-এর জন্য
-খালি port (পাঠ ০৪-০৫), আর নিজে থেকে মুছে যাওয়া অস্থায়ী ফোল্ডার (পাঠ ০৩, ০৫-এর checkpoint)।
-এই মডিউল torch, deepspeed, matplotlib কিছুই import করে না।
+খালি port (পাঠ ০৪-০৫)।
+import-এর সময় এই মডিউল torch, deepspeed, matplotlib কিছুই import করে না (as_device শুধু ডাকলে torch নেয়)।
 """
 from __future__ import annotations
 
-import contextlib
 import importlib.metadata
 import math
 import numbers
-import pathlib
 import socket
-import tempfile
-from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
 
 __all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "as_device", "package_version", "parse_version",
-           "version_at_least", "free_port", "scratch_dir"]
+           "version_at_least", "free_port"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -116,14 +112,3 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def scratch_dir(prefix: str = "mishran-") -> Iterator[pathlib.Path]:
-    """with-block-এর জন্য একটি অস্থায়ী ফোল্ডার; block শেষ হলে (ভুল হলেও) মুছে যায় (পাঠ ০৩, ০৫-এর checkpoint)।
-
-        with scratch_dir() as folder:
-            save_checkpoint(folder / "ckpt.pt", model, optimizer)
-    """
-    with tempfile.TemporaryDirectory(prefix=prefix) as name:
-        yield pathlib.Path(name)
