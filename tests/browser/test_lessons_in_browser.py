@@ -93,7 +93,7 @@ OUTPUT_PROBLEMS_JS = """
       found.push('traceback in an output: ' + text.slice(-600));
     if (mime === 'text/plain' && re.test(text)) found.push('widget shown as text: ' + text.slice(0, 200));
   }
-  const outs = [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')].map(o => o.innerText).join('\n');
+  const outs = [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')].map(o => o.innerText).join(' ');
   if (outs.includes('Error displaying widget')) found.push('"Error displaying widget" in an output');
   return found;
 }
