@@ -21,11 +21,7 @@ MAX_CODE_CELL = 30              # lines
 HEADINGS = {"objectives": "শেখার লক্ষ্য", "exercises": "অনুশীলনী", "summary": "সারসংক্ষেপ"}
 
 # (notebook prefix, rule) → why it is allowed to fail for now. Remove an entry when the notebook is fixed.
-KNOWN_MISSES = {
-    ("03", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
-    ("04", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
-    ("05", "code_line_length"): "setup cell (tools/colab.py) has lines over 100 characters",
-}
+KNOWN_MISSES: dict[tuple[str, str], str] = {}
 
 
 def _cases(rule):

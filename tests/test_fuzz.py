@@ -134,11 +134,7 @@ ANSWER_CHECKS = [
 
 
 # (check name → why it may still raise; owner). Strict: remove the entry when fixed.
-KNOWN_CRASHES = {
-    "lesson02.check_min_normal_scale": "float(2**2000) raises OverflowError before check_number (LESSONS-A)",
-    "lesson03.check_amp_step_order": "a 0-d tensor answer is iterated (LESSONS-B)",
-    "lesson04.check_accumulation_bug": "int(inf) raises OverflowError (LESSONS-B)",
-}
+KNOWN_CRASHES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("call", [pytest.param(c, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_CRASHES[c[0]])]

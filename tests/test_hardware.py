@@ -99,7 +99,7 @@ def _fake_cuda(monkeypatch, cap=(9, 0), name="NVIDIA H200"):
 
 @pytest.mark.parametrize("value", SIMULATED)
 def test_decisions_follow_the_simulated_capability_without_a_gpu(monkeypatch, value):
-    from mishran import ds
+    from mishran import ds_config as ds
     monkeypatch.setenv(hardware.SIMULATE_ENV, value)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)     # this CPU: decisions only
     dtype, scaling, bf16, tf32, fp8, sparse, ds_precision = SIMULATED[value]

@@ -90,7 +90,6 @@ SYNC_MODES = {
     "sync_every_micro_step": "প্রতিটি micro-step-এ sync (ঠিক ফল, কিন্তু k গুণ যোগাযোগ)",
     "never_sync": "সব micro-step no_sync()-এ (ভুল: process-গুলো আলাদা হয়ে যায়)",
 }
-MODES = SYNC_MODES  # TEMP-SHIM: notebook 04 imports MODES; use SYNC_MODES
 
 TOKEN_MODES = {
     "micro_mean": "প্রতি micro-batch-এর নিজের token-গড় ÷ k (ভুল, যখন micro-batch-এ token সংখ্যা আলাদা)",

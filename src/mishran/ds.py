@@ -28,20 +28,11 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from . import ds_config as _cfg
 from .ds_config import DeepSpeedConfigError, validate_config
 from .util import free_port, package_version
 
 __all__ = ["setup_single_process", "initialize", "release", "current_engine", "loss_scale_of", "LossScaleRow",
            "LossScaleLog", "model_state_bytes"]
-
-# TEMP-SHIM: নোটবুক (পাঠ ০৫) mishran.ds_config থেকে নিলে নিচের লাইনগুলো মুছে ফেলা হবে।
-ZERO_STAGES = _cfg.ZERO_STAGES  # TEMP-SHIM
-FP16_DEFAULTS = _cfg.FP16_DEFAULTS  # TEMP-SHIM
-FP16_STAGE0_WARNING = _cfg.FP16_STAGE0_WARNING  # TEMP-SHIM
-choose_precision = _cfg.choose_precision  # TEMP-SHIM
-config_for_device = _cfg.config_for_device  # TEMP-SHIM
-zero_model_state_bytes = _cfg.zero_model_state_bytes  # TEMP-SHIM
 
 
 # ---------------------------------------------------------------- এক process, launcher ছাড়া
@@ -158,7 +149,7 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, **kwargs):
 
     if config is None:
         raise DeepSpeedConfigError("config ছাড়া DeepSpeed চলে না (a config is required): "
-                                   "ds.config_for_device(micro_batch=...) দিয়ে বানাও।")
+                                   "ds_config.config_for_device(micro_batch=...) দিয়ে বানাও।")
     setup_single_process()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     validate_config(config, world_size=world, device=_accelerator_device())

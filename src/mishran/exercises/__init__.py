@@ -3,11 +3,6 @@
 নোটবুক নেয় নিজের পাঠের মডিউল থেকে, যেমন `from mishran.exercises.lesson01 import check_e4m3_max`।
 উত্তর (answer key) কোনো public নাম নয়; একটি পাঠের মডিউল অন্য পাঠের মডিউল import করে না।
 """
-from .core import BLANK, Verdict, check_number, is_blank  # noqa: F401
+from .core import BLANK, Verdict, check_number, is_blank
 
-# TEMP-SHIM: নোটবুকগুলো mishran.exercises.lessonNN থেকে নিলে নিচের পাঁচটি লাইন মুছে ফেলা হবে।
-from .lesson01 import *  # noqa: F401,F403,E402  # TEMP-SHIM
-from .lesson02 import *  # noqa: F401,F403,E402  # TEMP-SHIM
-from .lesson03 import *  # noqa: F401,F403,E402  # TEMP-SHIM
-from .lesson04 import *  # noqa: F401,F403,E402  # TEMP-SHIM
-from .lesson05 import *  # noqa: F401,F403,E402  # TEMP-SHIM
+__all__ = ["BLANK", "Verdict", "check_number", "is_blank"]

@@ -36,11 +36,10 @@ class Verdict:
         pass
 
 
-
-
 def say(ok: bool | None, text: str) -> Verdict:
     """মতামত ছাপে (ঠিক, এখনো হয়নি, বা ফাঁকা) আর Verdict ফেরত দেয়; প্রতিটি পাঠের check এটা ডাকে।"""
-    mark = {True: "✅ ঠিক!", False: "❌ এখনো হয়নি।", None: "✏️"}[ok]
+    # চিহ্ন শব্দে (emoji নয়): emoji-র font না থাকলে ফাঁকা বাক্স দেখায়
+    mark = {True: "ঠিক!", False: "এখনো হয়নি:", None: "ফাঁকা:"}[ok]
     print(f"{mark} {text}")
     return Verdict(bool(ok))
 
@@ -65,5 +64,6 @@ def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: fl
     same = (math.isnan(value) and math.isnan(expected)) or value == expected or (
         rel_tol and math.isclose(value, expected, rel_tol=rel_tol))
     if same:
-        return say(True, f"{what} = {answer!r}।")
+        # উত্তরটা আবার ছাপা হয় না: সমাধানের ঘরের output যেন Run All-এ উত্তর ফাঁস না করে
+        return say(True, f"{what}: তোমার উত্তর মিলেছে।")
     return say(False, f"{what}: {answer!r} নয়। {hint}".rstrip())

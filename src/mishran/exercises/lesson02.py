@@ -36,7 +36,7 @@ def check_min_normal_scale(grad: float, answer) -> Verdict:
     if not is_blank(answer):
         try:
             a = float(answer)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):   # OverflowError: 2**2000-এর মতো বিশাল পূর্ণসংখ্যা
             a = None
         if a is not None and a > 0 and math.isfinite(a) and not math.log2(a).is_integer():
             return say(False, f"{answer!r} 2-এর ঘাত নয় (not a power of two)। loss scale সবসময় 2-এর ঘাত নেওয়া হয়, "

@@ -36,7 +36,10 @@ def check_amp_step_order(answer) -> Verdict:
     if isinstance(answer, str) or not hasattr(answer, "__iter__"):
         return say(False, f"পাঁচটি নামের একটি list চাই (a list of step names), যেমন [{names}] — তবে ঠিক ক্রমে; "
                            f"পেয়েছি {answer!r}।")
-    items = list(answer)
+    try:
+        items = list(answer)
+    except TypeError:                                # যেমন 0-মাত্রার tensor: __iter__ আছে, ঘোরানো যায় না
+        return say(False, f"পাঁচটি নামের একটি list চাই (a list of step names); পেয়েছি {answer!r}।")
     unknown = [a for a in items if not isinstance(a, str) or a.strip().lower() not in _AMP_STEP_NAMES]
     if unknown:
         return say(False, f"অচেনা ধাপ {unknown[0]!r} (unknown step); চেনা নাম: {names}।")

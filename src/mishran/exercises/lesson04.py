@@ -50,7 +50,7 @@ def check_accumulation_bug(answer) -> Verdict:
         return blank_verdict()
     try:
         line = int(answer)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # OverflowError: int(inf)
         return say(False, f"উত্তর একটি লাইন নম্বর (line number), ১ থেকে গোনা; পেয়েছি {answer!r}।")
     n_lines = len(BUGGY_ACCUMULATION_LOOP.splitlines())
     if line == _BUGGY_ACCUMULATION_LINE:
