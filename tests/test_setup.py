@@ -32,9 +32,15 @@ esac
 """
 
 
+# Variables a surrounding run may set (CI exports TORCH_SPEC; `make test` passes MAKEFLAGS down): the make under
+# test must see only what each test gives it.
+_OUTER = {"TORCH_SPEC", "TORCH_PIP_ARGS", "PYTHON", "VENV", "LAB_ARGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+
+
 def _make(*args, env=None, cwd=ROOT):
+    base = {k: v for k, v in os.environ.items() if k not in _OUTER}
     return subprocess.run([MAKE, "--no-print-directory", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=60)
+                          env={**base, **(env or {})}, timeout=60)
 
 
 @pytest.fixture

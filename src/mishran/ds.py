@@ -72,11 +72,28 @@ def setup_single_process(backend: str | None = None, cpu_shm_comm: bool = False)
             deepspeed.ops.__compatible_ops__ = collections.defaultdict(bool, {"deepspeed_shm_comm": False})
         else:
             probed["deepspeed_shm_comm"] = False
+    if not torch.distributed.is_initialized():
+        _forget_stale_groups()
     if not dist.is_initialized():
         deepspeed.init_distributed(dist_backend=backend)
     env = {k: os.environ[k] for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
     backend = torch.distributed.get_backend() if torch.distributed.is_initialized() else backend
     return {"backend": backend, "env": env, "set_here": set_here}
+
+
+def _forget_stale_groups() -> None:
+    """DeepSpeed-এর মনে রাখা process group ভুলিয়ে দেয় (পাঠ ০৫: একই kernel-এ আবার শুরু)।
+
+    deepspeed.utils.groups নিজের module-এ বানানো group রেখে দেয় (_WORLD_GROUP, _DATA_PARALLEL_GROUP, ...)।
+    destroy_process_group()-এর পরে সেগুলো মৃত group-কে দেখায়, আর নতুন engine "Group ... is not registered" বলে
+    থামে। তাই torch.distributed চালু না থাকলে (নতুন করে শুরুর আগে) এগুলো খালি করি। DeepSpeed internals:
+    নাম না মিললে কিছুই করি না।
+    """
+    from deepspeed.utils import groups
+
+    for name, value in list(vars(groups).items()):
+        if name.startswith("_") and name.endswith(("_GROUP", "_GROUP_RANKS")):
+            setattr(groups, name, {} if isinstance(value, dict) else None)
 
 
 def _accelerator_device() -> str:
