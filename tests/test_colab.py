@@ -195,6 +195,7 @@ def lesson_cells(path):
     return sources, sources[:first_import + 1]
 
 
+COMPLETE_AFTER_RESTART = ("00", "01")
 CHECK_COURSE = ("import matplotlib, mishran, sys\n"
                 "print('MPL', matplotlib.__version__, 'FROM', mishran.__file__,\n"
                 "      'COLAB', 'google.colab' in sys.modules)")
@@ -313,11 +314,14 @@ def test_every_lesson_stops_before_a_restart_and_runs_after_it(first_run, path):
     assert stale[0][0] == "error" and "Runtime → Restart session" in stale[0][1], stale[0]
     assert all(s == "aborted" for s, _ in stale[1:])
     km, kc = rt.kernel()                               # after the restart
+    # lessons 00–01 (quick; 00 is where the old matplotlib used to fail, at its Bengali figure) run all the way
+    # through; the others up to their imports, to keep the test short (nbval runs every lesson in full)
+    whole = path.name[:2] in COMPLETE_AFTER_RESTART
     try:
-        res = run_all(kc, until_imports + [CHECK_COURSE])
+        res = run_all(kc, (sources if whole else until_imports) + [CHECK_COURSE])
     finally:
         shutdown(km, kc)
-    assert [s for s, _ in res] == ["ok"] * len(res), res
+    assert [s for s, _ in res] == ["ok"] * len(res), [r for r in res if r[0] != "ok"][:1]
     assert_course_is_the_installed_one(res[-1][1], rt)
     if path.name[:2] in colab.DEEPSPEED_LESSONS:
         assert "deepspeed" in res[0][1] or "সর্বশেষ সংস্করণই" in res[0][1]
