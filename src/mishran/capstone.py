@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
-from mishran.data import CharDataset, CharTokenizer
+from mishran.data import CharDataset, CharTokenizer, data_file
 from mishran.hardware import recommended_amp_dtype
 from mishran.models import GPTConfig, TinyGPT
 from mishran.train import TrainConfig, load_checkpoint, make_scaler, save_checkpoint, train
@@ -68,26 +68,12 @@ class Piece:
 
 def literature_path():
     """bn_literature.txt কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।"""
-    repo_file = Path(__file__).resolve().parents[2] / "data" / LITERATURE_FILE
-    if repo_file.is_file():
-        return repo_file
-    packaged = importlib.resources.files("mishran") / "corpus" / LITERATURE_FILE
-    if packaged.is_file():
-        return packaged
-    raise FileNotFoundError(f"সাহিত্যের সংকলন ({LITERATURE_FILE}) পাওয়া যায়নি (literature corpus not found); "
-                            f"খুঁজেছি {repo_file} আর mishran/corpus/-এ। কোর্সটা repository থেকে আবার install করো।")
+    return data_file(LITERATURE_FILE)
 
 
 def provenance() -> dict:
     """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
-    return json.loads((_data_dir() / "bn_literature_provenance.json").read_text(encoding="utf-8"))
-
-
-def _data_dir():
-    repo_dir = Path(__file__).resolve().parents[2] / "data"
-    if (repo_dir / LITERATURE_FILE).is_file():
-        return repo_dir
-    return importlib.resources.files("mishran") / "corpus"
+    return json.loads(data_file("bn_literature_provenance.json").read_text(encoding="utf-8"))
 
 
 def load_pieces(path=None) -> list[Piece]:

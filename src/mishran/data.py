@@ -15,25 +15,31 @@ import torch
 
 from .util import as_device, as_seed, finite_float, positive_int
 
-__all__ = ["CORPUS_FILE", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset", "synthetic_regression"]
+__all__ = ["CORPUS_FILE", "data_file", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset",
+           "synthetic_regression"]
 
 CORPUS_FILE = "bn_corpus.txt"
 
 
-def corpus_path():
-    """কোর্সের corpus ফাইল কোথায় (পাঠ ০২)।
+def data_file(name: str):
+    """কোর্সের সঙ্গে আসা একটি data ফাইল কোথায় (পাঠ ০২, ০৮)।
 
     (ক) repository-র data/ ফোল্ডার (editable install বা git checkout);
     (খ) তা না থাকলে installed প্যাকেজের ভেতরে mishran/corpus/ (Colab-এ git থেকে সাধারণ install)।
     """
-    repo_file = Path(__file__).resolve().parents[2] / "data" / CORPUS_FILE
+    repo_file = Path(__file__).resolve().parents[2] / "data" / name
     if repo_file.is_file():
         return repo_file
-    packaged = importlib.resources.files("mishran") / "corpus" / CORPUS_FILE
+    packaged = importlib.resources.files("mishran") / "corpus" / name
     if packaged.is_file():
         return packaged
-    raise FileNotFoundError(f"কোর্সের corpus ({CORPUS_FILE}) পাওয়া যায়নি (corpus file not found); "
-                            f"খুঁজেছি {repo_file} আর mishran/corpus/-এ। repository থেকে কোর্সটা আবার install করো।")
+    raise FileNotFoundError(f"কোর্সের ফাইল {name} পাওয়া যায়নি (data file not found); খুঁজেছি {repo_file} আর "
+                            "mishran/corpus/-এ। repository থেকে কোর্সটা আবার install করো।")
+
+
+def corpus_path():
+    """কোর্সের corpus ফাইল কোথায় (পাঠ ০২): data_file(CORPUS_FILE)।"""
+    return data_file(CORPUS_FILE)
 
 
 def load_corpus(path=None) -> str:
