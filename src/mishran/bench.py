@@ -19,7 +19,6 @@ import gc
 import importlib.metadata
 import importlib.util
 import json
-import re
 import shutil
 import time
 import warnings
@@ -30,7 +29,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from mishran.hardware import default_device, device_report
+from mishran.hardware import PEAK_SOURCE, PEAK_TFLOPS, default_device, device_report, peak_tflops
 from mishran.train import TrainConfig, autocast_for, make_scaler, train
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
@@ -74,26 +73,6 @@ def mode_spec(mode: str) -> ModeSpec:
     if mode not in _SPECS:
         raise ValueError(f"অচেনা mode {mode!r} (unknown mode); চেনা: {', '.join(ALL_MODES)}")
     return _SPECS[mode]
-
-# Dense (sparsity ছাড়া) সর্বোচ্চ গতি, TFLOP/s, NVIDIA-র datasheet থেকে: (নামের regex, বাদ দেওয়ার regex, মান)।
-# একই নামের PCIe/NVL সংস্করণের সংখ্যা আলাদা, তাই সেগুলো বাদ (জানা নেই বলা সৎ)।
-PEAK_TFLOPS = [
-    (r"\bH(100|200)\b", r"PCIe|NVL", "H100/H200 SXM",
-     {"fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9}),
-    (r"\bA100\b", None, "A100", {"fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312}),
-    (r"\bV100\b", r"PCIE", "V100 SXM2", {"fp32": 15.7, "fp16": 125}),
-    (r"\bT4\b", None, "T4", {"fp32": 8.1, "fp16": 65}),
-]
-PEAK_SOURCE = "dense, from NVIDIA datasheets"
-
-
-def peak_tflops(gpu_name: str) -> tuple[str | None, dict]:
-    """GPU-র নাম থেকে (কোন সারি, {mode: dense peak TFLOP/s}); জানা না থাকলে (None, {})।"""
-    for pattern, exclude, label, peaks in PEAK_TFLOPS:
-        if re.search(pattern, gpu_name) and not (exclude and re.search(exclude, gpu_name, re.I)):
-            return label, peaks
-    return None, {}
-
 
 @dataclass
 class BenchSizes:

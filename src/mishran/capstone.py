@@ -34,7 +34,7 @@ import torch
 from torch.nn import functional as F
 
 from mishran.data import CharDataset, CharTokenizer, data_file
-from mishran.hardware import recommended_amp_dtype
+from mishran.hardware import peak_tflops, recommended_amp_dtype
 from mishran.models import GPTConfig, TinyGPT
 from mishran.train import TrainConfig, load_checkpoint, make_scaler, save_checkpoint, train
 
@@ -265,10 +265,6 @@ def flops_per_token(model: TinyGPT) -> int:
 
 
 def _peak_tflops(device_name: str, precision: str) -> float | None:
-    try:
-        from mishran.bench import peak_tflops
-    except ImportError:
-        return None
     return peak_tflops(device_name)[1].get(precision)
 
 

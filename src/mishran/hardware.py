@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import platform
+import re
 from dataclasses import dataclass, field
 
 import torch
@@ -21,6 +22,9 @@ import torch
 from .util import package_version
 
 __all__ = [
+    "PEAK_TFLOPS",
+    "PEAK_SOURCE",
+    "peak_tflops",
     "FEATURES",
     "SIMULATE_ENV",
     "DeviceReport",
@@ -348,3 +352,23 @@ def device_report(device: str | None = None) -> DeviceReport:
                         cuda_version=torch.version.cuda, recommended_dtype=recommended_amp_dtype(capability=cap),
                         real_capability=real if simulated_capability() is not None else None,
                         notes=notes, **feats, **common)
+
+
+# Dense (sparsity ছাড়া) সর্বোচ্চ গতি, TFLOP/s, NVIDIA-র datasheet থেকে: (নামের regex, বাদ দেওয়ার regex, মান)।
+# একই নামের PCIe/NVL সংস্করণের সংখ্যা আলাদা, তাই সেগুলো বাদ (জানা নেই বলা সৎ)।
+PEAK_TFLOPS = [
+    (r"\bH(100|200)\b", r"PCIe|NVL", "H100/H200 SXM",
+     {"fp32": 67, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9}),
+    (r"\bA100\b", None, "A100", {"fp32": 19.5, "tf32": 156, "fp16": 312, "bf16": 312}),
+    (r"\bV100\b", r"PCIE", "V100 SXM2", {"fp32": 15.7, "fp16": 125}),
+    (r"\bT4\b", None, "T4", {"fp32": 8.1, "fp16": 65}),
+]
+PEAK_SOURCE = "dense, from NVIDIA datasheets"
+
+
+def peak_tflops(gpu_name: str) -> tuple[str | None, dict]:
+    """GPU-র নাম থেকে (কোন সারি, {mode: dense peak TFLOP/s}); জানা না থাকলে (None, {}) (পাঠ ০৩, ০৭, ০৮: MFU)।"""
+    for pattern, exclude, label, peaks in PEAK_TFLOPS:
+        if re.search(pattern, gpu_name) and not (exclude and re.search(exclude, gpu_name, re.I)):
+            return label, peaks
+    return None, {}
