@@ -7,7 +7,7 @@ import types
 import pytest
 import torch
 
-from mishran import bench
+from mishran import bench, hardware
 
 TINY = ["--device", "cpu", "--layers", "1", "--d-model", "32", "--batch", "2", "--seq", "8", "--vocab", "32",
         "--steps", "2", "--warmup", "1"]
@@ -98,7 +98,7 @@ DATASHEET_DENSE = {
 
 @pytest.mark.parametrize("name", DATASHEET_DENSE)
 def test_peak_table_agrees_with_the_datasheets_within_rounding(name):
-    label, peaks = bench.peak_tflops(name)
+    label, peaks = hardware.peak_tflops(name)
     assert label is not None
     for mode, sheet in DATASHEET_DENSE[name].items():
         assert peaks.get(mode) == pytest.approx(sheet, rel=2e-3), (name, mode)   # 989.4 vs 1979/2 = 989.5
@@ -109,11 +109,11 @@ def test_peak_table_agrees_with_the_datasheets_within_rounding(name):
                                   "NVIDIA GeForce RTX 4090", "NVIDIA L4", "cpu"])
 def test_parts_with_other_clocks_or_unknown_parts_have_no_peak(name):
     # PCIe and NVL boards run at other clocks and power limits: their rates differ, so the table says nothing
-    assert bench.peak_tflops(name) == (None, {})
+    assert hardware.peak_tflops(name) == (None, {})
 
 
 def test_half_precision_doubles_tf32_and_fp8_doubles_bf16_on_hopper():
-    _, h = bench.peak_tflops("NVIDIA H200")
+    _, h = hardware.peak_tflops("NVIDIA H200")
     assert h["bf16"] == h["fp16"] == pytest.approx(2 * h["tf32"], rel=1e-3)
     assert h["fp8"] == pytest.approx(2 * h["bf16"], rel=1e-3)
 
