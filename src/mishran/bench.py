@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import importlib.metadata
 import importlib.util
 import json
 import shutil
@@ -31,6 +30,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from mishran.hardware import PEAK_SOURCE, PEAK_TFLOPS, default_device, device_report, peak_tflops
 from mishran.train import TrainConfig, autocast_for, make_scaler, train
+from mishran.util import package_version
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
            "MODES", "SPEED_MODES", "ALL_MODES", "ModeSpec", "mode_spec", "skip_reason", "build", "time_mode",
@@ -357,7 +357,7 @@ def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, repo
         "device": {"device": report.device, "name": report.name,
                    "capability": list(capability) if capability else None,
                    "torch": report.torch_version, "cuda": report.cuda_version,
-                   "torchao": _version("torchao")},
+                   "torchao": package_version("torchao")},
         "sizes": asdict(sizes),
         "parameters": count_parameters(sizes),
         "flops_per_step": flops,
@@ -369,13 +369,6 @@ def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, repo
     if compare:
         out["compare_loop"] = [compare_loop(r["mode"], sizes, device) for r in results]
     return out
-
-
-def _version(package: str) -> str | None:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def _flop_text(flops: int) -> str:
