@@ -1,5 +1,6 @@
 """conftest.py: a notebook over the per-notebook time budget fails the run (issue 8), it is not only reported."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,8 @@ def tiny_notebook(tmp_path):
     return tmp_path
 
 
-def _run(folder, limit):
-    env = {**os.environ, "MISHRAN_NOTEBOOK_LIMIT_S": str(limit), "PYTHONPATH": str(ROOT)}
+def _run(folder, limit, **extra):
+    env = {**os.environ, "MISHRAN_NOTEBOOK_LIMIT_S": str(limit), "PYTHONPATH": str(ROOT), **extra}
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "--nbval-lax", "-p", "no:cacheprovider",
                            "-p", "conftest", "tiny.ipynb"], cwd=folder, capture_output=True, text=True, env=env,
                           timeout=180)
@@ -39,3 +40,18 @@ def test_the_budget_is_two_minutes_by_default():
     env = {k: v for k, v in os.environ.items() if k != "MISHRAN_NOTEBOOK_LIMIT_S"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
     assert float(done.stdout) == 120.0
+
+
+def test_outputs_are_recorded_when_asked(tiny_notebook, tmp_path):
+    """MISHRAN_NBVAL_OUTPUTS keeps what each cell printed (the record of a GPU-machine run), errors included."""
+    nb = nbformat.read(tiny_notebook / "tiny.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("raise ValueError('ভুল মান')"))
+    nbformat.write(nb, tiny_notebook / "tiny.ipynb")
+    record = tmp_path / "record"
+    done = _run(tiny_notebook, 600, MISHRAN_NBVAL_OUTPUTS=str(record))
+    assert done.returncode == 1, done.stdout[-1500:]                 # the failing cell still fails the run
+    text = (record / "tiny.txt").read_text(encoding="utf-8")
+    assert "── cell 0 ──\n2\n" in text and "ERROR ValueError: ভুল মান" in text
+    shutil.rmtree(record)
+    quiet = _run(tiny_notebook, 600)                                  # off unless asked
+    assert quiet.returncode == 1 and not record.exists()

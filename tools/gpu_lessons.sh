@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Run lessons under nbval on the GPU machine, each as a job: "05" (this GPU as it is) or "05@7.5" (the course
+# behaving as on compute capability 7.5, a T4, through MISHRAN_SIMULATE_CC, with hardware.guard_simulation()
+# logging any BF16/TF32/FP8 path taken). Each job's printed output and figures are kept (conftest.py,
+# MISHRAN_NBVAL_OUTPUTS) under $RECORD/<job>/, with its time, exit status and guard log in $RECORD/summary.txt.
+#   bash tools/gpu_lessons.sh 00 01 05@7.5        (from the repo root; .whl/ beside it, see tools/gpu_verify.sh)
+# JOB_TIMEOUT_S (default 600) stops a job that hangs; RECORD defaults to $OUT/record, else ./gpu_record.
+set -uo pipefail
+RECORD=${RECORD:-${OUT:-.}/record}
+mkdir -p "$RECORD"
+if [ ! -d /tmp/site/deepspeed ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { echo "wheel install failed"; exit 1; }
+fi
+export PYTHONPATH=/tmp/site:$PWD/src TORCH_CUDA_ARCH_LIST=9.0 MPLBACKEND=Agg PYTHONUNBUFFERED=1
+export MISHRAN_NOTEBOOK_LIMIT_S=${MISHRAN_NOTEBOOK_LIMIT_S:-600}
+python3 -m ipykernel install --user --name python3 >/dev/null 2>&1 || true
+guard=$(mktemp -d)
+printf 'import os\nif os.environ.get("MISHRAN_GUARD_LOG"):\n    from mishran import hardware\n    hardware.guard_simulation(os.environ["MISHRAN_GUARD_LOG"])\n' > "$guard/sitecustomize.py"
+for job in "$@"; do
+  lesson=${job%@*}; cc=""; [ "$job" != "$lesson" ] && cc=${job#*@}
+  nb=$(ls notebooks/${lesson}_*.ipynb 2>/dev/null | head -1)
+  [ -n "$nb" ] || { echo "$job: no notebook" | tee -a "$RECORD/summary.txt"; continue; }
+  dir="$RECORD/${lesson}${cc:+_cc$cc}"; mkdir -p "$dir"; log="$dir/guard.txt"; : > "$log"
+  start=$(date +%s)
+  if [ -n "$cc" ]; then
+    MISHRAN_SIMULATE_CC=$cc MISHRAN_GUARD_LOG=$log PYTHONPATH="$guard:$PYTHONPATH" MISHRAN_NBVAL_OUTPUTS="$dir" \
+      timeout "${JOB_TIMEOUT_S:-600}" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
+  else
+    MISHRAN_NBVAL_OUTPUTS="$dir" \
+      timeout "${JOB_TIMEOUT_S:-600}" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
+  fi
+  rc=$?
+  echo "$job rc=$rc $(( $(date +%s) - start )) s; $(tail -1 "$dir/pytest.txt"); guard: $(wc -l < "$log") lines" \
+    | tee -a "$RECORD/summary.txt"
+done
