@@ -2,8 +2,10 @@
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from mishran import util
 
@@ -32,3 +34,26 @@ def test_util_imports_nothing_heavy():
     code = ("import sys, mishran.util; bad = [m for m in ('torch', 'deepspeed', 'matplotlib') if m in sys.modules]; "
             "sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_course_requirements_from_metadata_and_from_a_plain_checkout(monkeypatch):
+    """Lesson 00's package check: core needs now, the lab extra later; the same list when mishran is not installed
+    (a checkout on PYTHONPATH, as on the GPU machine), read from pyproject.toml."""
+    import importlib.metadata
+
+    import tomllib
+    project = tomllib.loads((Path(util.__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    version, found = util.course_requirements()
+    names_now = {r.name for r, now in found if now}
+    names_later = {r.name for r, now in found if not now}
+    assert version == project["version"]
+    assert names_now == {Requirement(t).name for t in project["dependencies"]}
+    assert names_later == {Requirement(t).name for t in project["optional-dependencies"]["lab"]}
+    assert all(r.marker is None for r, _ in found)
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    version2, found2 = util.course_requirements()
+    assert version2 == version
+    assert sorted((str(r), now) for r, now in found2) == sorted((str(r), now) for r, now in found)

@@ -4,7 +4,8 @@
 # logging any BF16/TF32/FP8 path taken). Each job's printed output and figures are kept (conftest.py,
 # MISHRAN_NBVAL_OUTPUTS) under $RECORD/<job>/, with its time, exit status and guard log in $RECORD/summary.txt.
 #   bash tools/gpu_lessons.sh 00 01 05@7.5        (from the repo root; .whl/ beside it, see tools/gpu_verify.sh)
-# JOB_TIMEOUT_S (default 600) stops a job that hangs; RECORD defaults to $OUT/record, else ./gpu_record.
+# TOTAL_S (default 590) bounds the whole call: a job gets what is left of it, and a job with under 30 s left is
+# skipped (said in the summary). RECORD defaults to $OUT/record, else ./record.
 set -uo pipefail
 RECORD=${RECORD:-${OUT:-.}/record}
 mkdir -p "$RECORD"
@@ -22,13 +23,15 @@ for job in "$@"; do
   nb=$(ls notebooks/${lesson}_*.ipynb 2>/dev/null | head -1)
   [ -n "$nb" ] || { echo "$job: no notebook" | tee -a "$RECORD/summary.txt"; continue; }
   dir="$RECORD/${lesson}${cc:+_cc$cc}"; mkdir -p "$dir"; log="$dir/guard.txt"; : > "$log"
+  left=$(( ${TOTAL_S:-590} - SECONDS ))
+  if [ "$left" -lt 30 ]; then echo "$job skipped: ${left} s left of TOTAL_S" | tee -a "$RECORD/summary.txt"; continue; fi
   start=$(date +%s)
   if [ -n "$cc" ]; then
     MISHRAN_SIMULATE_CC=$cc MISHRAN_GUARD_LOG=$log PYTHONPATH="$guard:$PYTHONPATH" MISHRAN_NBVAL_OUTPUTS="$dir" \
-      timeout "${JOB_TIMEOUT_S:-600}" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
+      timeout "$left" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
   else
     MISHRAN_NBVAL_OUTPUTS="$dir" \
-      timeout "${JOB_TIMEOUT_S:-600}" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
+      timeout "$left" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
   fi
   rc=$?
   echo "$job rc=$rc $(( $(date +%s) - start )) s; $(tail -1 "$dir/pytest.txt"); guard: $(wc -l < "$log") lines" \

@@ -14,7 +14,7 @@ import socket
 from packaging.version import InvalidVersion, Version
 
 __all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "as_device", "package_version", "parse_version",
-           "version_at_least", "free_port"]
+           "version_at_least", "course_requirements", "free_port"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -105,6 +105,44 @@ def parse_version(text: str) -> Version:
 def version_at_least(text: str, minimum: str) -> bool:
     """text-এর সংস্করণ minimum-এর সমান বা নতুন কি না; local অংশ (+cu130) আর pre-release-এর সংখ্যাটুকু ধরে (সব পাঠ)।"""
     return parse_version(text).release >= parse_version(minimum).release
+
+
+def course_requirements(extra: str = "lab") -> tuple[str, list]:
+    """কোর্সের প্যাকেজ (mishran) কী কী চায় (পাঠ ০০): (সংস্করণ, [(Requirement, এখনই লাগে কি না), ...])।
+
+    মূল dependency-গুলো এখনই লাগে (True); `extra`-র গুলো (যেমন "lab": JupyterLab, DeepSpeed) পরের পাঠে বা শুধু
+    নিজের যন্ত্রে (False)। mishran ইনস্টল করা থাকলে তার metadata থেকে পড়ে; ইনস্টল ছাড়া source থেকে চালালে
+    (PYTHONPATH=src) পাশের pyproject.toml থেকে।
+    """
+    from packaging.requirements import Requirement
+    try:
+        version, texts = importlib.metadata.version("mishran"), importlib.metadata.requires("mishran") or []
+    except importlib.metadata.PackageNotFoundError:
+        version, texts = _requirements_from_pyproject()
+    found = []
+    for text in texts:
+        req = Requirement(text)
+        if req.marker is None or req.marker.evaluate({"extra": extra}):
+            now = req.marker is None
+            req.marker = None
+            found.append((req, now))
+    return version, found
+
+
+def _requirements_from_pyproject() -> tuple[str, list[str]]:
+    """ইনস্টল না করা checkout-এর pyproject.toml থেকে (সংস্করণ, requirement-এর লেখা, extras সহ)।"""
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        import tomllib
+        project = tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+    except (ImportError, OSError, KeyError) as exc:
+        raise RuntimeError("mishran ইনস্টল করা নেই, pyproject.toml-ও পড়া গেল না (mishran is not installed and "
+                           f"{path} could not be read: {exc!r}); কোর্সের ফোল্ডারে `pip install -e .` চালাও") from None
+    texts = list(project.get("dependencies", []))
+    for name, reqs in project.get("optional-dependencies", {}).items():
+        texts += [f'{r}; extra == "{name}"' for r in reqs]
+    return project["version"], texts
 
 
 def free_port() -> int:
