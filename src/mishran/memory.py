@@ -296,8 +296,9 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
                  steps: int = 1) -> Ledger:
     """একটি মডেলের এক training step-এর খাতা মাপে (পাঠ ০৬)।
 
-    model: TinyGPT-এর মতো (x, y) → (logits, loss); batch: (x, y), মডেলের device-এ। মডেলটি বদলায় (প্রশিক্ষণ
-    হয়, ds_* mode-এ DeepSpeed তাকে ১৬-বিটে নেয়), তাই প্রতিবার নতুন মডেল দাও।
+    model: TinyGPT-এর মতো (x, y) → (logits, loss); batch: (x, y), মডেলের device-এ (ds_* mode-এ DeepSpeed মডেলকে
+    নিজের accelerator-এ নেয়, ব্যাচও সেখানে যায়)। মডেলটি বদলায় (প্রশিক্ষণ হয়, ds_* mode-এ DeepSpeed তাকে
+    ১৬-বিটে নেয়), তাই প্রতিবার নতুন মডেল দাও।
     mode: MODES-এর একটি; ds_* mode-এ zero_stage 0, 1 বা 2। warmup: আগে কয়টি পুরো step (Adam-এর অবস্থা
     প্রথম step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
     """
@@ -315,6 +316,9 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
         if zero_stage not in (0, 1, 2):
             raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
         engine = _make_engine(model, mode, zero_stage, lr, x.shape[0])
+        if torch.device(engine.device) != device:     # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; ব্যাচও সেখানে
+            device = torch.device(engine.device)
+            x, y = x.to(device), y.to(device)
         module, opt = engine.module, engine.optimizer
         basic = getattr(engine, "basic_optimizer", None) or opt
     else:
