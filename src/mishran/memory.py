@@ -316,8 +316,9 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
         if zero_stage not in (0, 1, 2):
             raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
         engine = _make_engine(model, mode, zero_stage, lr, x.shape[0])
-        if torch.device(engine.device) != device:     # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; ব্যাচও সেখানে
-            device = torch.device(engine.device)
+        target = getattr(engine, "device", None)      # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; ব্যাচও সেখানে
+        if target is not None and torch.device(target).type != device.type:
+            device = torch.device(target)
             x, y = x.to(device), y.to(device)
         module, opt = engine.module, engine.optimizer
         basic = getattr(engine, "basic_optimizer", None) or opt
