@@ -341,7 +341,7 @@ def test_rerun_after_the_course_changed_installs_the_new_commit_and_asks_for_a_r
         _commit(repo, "back to the snapshot")          # later tests see the snapshot again
         shutdown(km, kc)
     status, text = res[0]
-    assert status == "error" and "হালনাগাদ হলো" in text and "পুরনো সংস্করণ" in text, res
+    assert status == "error" and "হালনাগাদ হলো" in text and "পুরোনো সংস্করণ" in text, res
     km, kc = rt.kernel()
     try:
         res = run_all(kc, ["import mishran._colab_update_probe as p; print(p.VALUE)"])

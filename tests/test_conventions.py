@@ -146,3 +146,21 @@ def test_a_long_line_and_a_missing_solution_are_caught(tmp_path):
                  test_at_least_three_exercises_each_followed_by_its_solution):
         with pytest.raises(AssertionError):
             test(path)
+
+
+# One spelling per word (issue 15): the lessons chose these; docs, messages and code comments follow them.
+SPELLINGS = {"পুরনো": "পুরোনো", "ইচ্ছে": "ইচ্ছা", "টিউটোরিয়েল": "টিউটোরিয়াল"}
+
+
+def _course_text_files():
+    yield from NOTEBOOKS
+    yield from (ROOT / "docs").glob("*.md")
+    yield ROOT / "README.md"
+    yield from (ROOT / "src" / "mishran").rglob("*.py")
+    yield from (ROOT / "tools").glob("*.py")
+
+
+def test_one_spelling_per_word():
+    found = [(str(path.relative_to(ROOT)), other) for path in _course_text_files()
+             for other in SPELLINGS if other in path.read_text(encoding="utf-8")]
+    assert not found, f"use the course's spelling {SPELLINGS}: {found}"

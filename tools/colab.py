@@ -150,7 +150,7 @@ def colab_setup(src, lesson, python=sys.executable, fp8_gpu=None):
         what = "ইনস্টল হলো" if installed is None else "হালনাগাদ হলো"
         lines.append(f"কোর্স {what} (commit {commit[:7]})" + (f", সঙ্গে {', '.join(extras)}" if extras else "") + "।")
         if installed is not None and "mishran" in sys.modules:
-            restart.append("এই session-এ কোর্সের পুরনো সংস্করণ আগেই load হয়ে আছে")
+            restart.append("এই session-এ কোর্সের পুরোনো সংস্করণ আগেই load হয়ে আছে")
     else:
         lines.append(f"কোর্সের সর্বশেষ সংস্করণই ইনস্টল করা আছে (commit {commit[:7]})।")
     mpl = getattr(sys.modules.get("matplotlib"), "__version__", None)

@@ -317,7 +317,7 @@ def _reference(results: list, names) -> dict | None:
 def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, report=None) -> dict:
     """সব mode মেপে একটি dict ফেরত দেয় (--json ঠিক এটাই লেখে)।
 
-    compile বা FP8-এর mode চালাতে গিয়ে ভুল হলে (যেমন পুরনো driver) থামে না: সেটি কারণসহ 'skipped'-এ যায়।
+    compile বা FP8-এর mode চালাতে গিয়ে ভুল হলে (যেমন পুরোনো driver) থামে না: সেটি কারণসহ 'skipped'-এ যায়।
     """
     report = report or device_report(device)
     capability = report.capability

@@ -22,7 +22,7 @@ reference রেখে দেয় যা destroy_process_group() ছাড়�
 (pt_gloo_runloop, gloo_tcp_loop) বেঁচে থাকে; স্বাভাবিক interpreter shutdown তখন সেই thread-গুলোর সঙ্গে পাল্লা দেয়
 আর কখনো কখনো `terminate called without an active exception`। os._exit সেই shutdown-টাই এড়ায়।
 
-ডেমো ইচ্ছে করে gloo আর CPU-তে: GPU মেশিনেও একই কোড চলে। কয়েকটি GPU থাকলে এখানে backend "nccl" আর
+ডেমো ইচ্ছা করে gloo আর CPU-তে: GPU মেশিনেও একই কোড চলে। কয়েকটি GPU থাকলে এখানে backend "nccl" আর
 প্রতি rank-এ নিজের GPU (`torch.cuda.set_device(rank)`) দিলেই হয়; এক GPU-তে দুই NCCL rank চলে না।
 """
 from __future__ import annotations

@@ -110,9 +110,9 @@ def current_engine():
 def release(engine=None) -> None:
     """একটি engine-এর মেমরি ছেড়ে দেয়: engine.destroy(), optimizer আর মডেলের reference মুছে, gc, empty_cache (পাঠ ০৫)।
 
-    engine না দিলে শেষ initialize()-এর engine। নোটবুকে `engine = ...` ঘর আবার চালালে পুরনো engine ততক্ষণ
+    engine না দিলে শেষ initialize()-এর engine। নোটবুকে `engine = ...` ঘর আবার চালালে পুরোনো engine ততক্ষণ
     variable-এ বাঁধা থাকে; তার optimizer-এর FP32 কপি আর Adam-এর অবস্থা (প্রতি ওজনে ১২ বাইট) না ছাড়লে GPU-তে
-    দুই engine-এর মেমরি জমে। ছাড়ার পরে পুরনো engine আর চালানো যায় না।
+    দুই engine-এর মেমরি জমে। ছাড়ার পরে পুরোনো engine আর চালানো যায় না।
     """
     global _ENGINE
     if engine is None:
@@ -128,7 +128,7 @@ def release(engine=None) -> None:
     for name in ("module_forward_pre_hook", "module_forward_post_hook", "first_dataloader_check"):
         handle = getattr(engine, name, None)
         if handle is not None and hasattr(handle, "remove"):
-            handle.remove()           # মডেল আবার ব্যবহার হলে পুরনো engine-এর hook যেন না চলে
+            handle.remove()           # মডেল আবার ব্যবহার হলে পুরোনো engine-এর hook যেন না চলে
             setattr(engine, name, None)
     for name in ("optimizer", "basic_optimizer", "client_optimizer", "lr_scheduler", "client_lr_scheduler",
                  "training_dataloader", "module"):

@@ -56,7 +56,7 @@ def choose_precision(device: str | None = None, capability=None) -> str:
     """এই device-এ DeepSpeed-এর কোন precision: 'fp16', 'bf16' বা 'fp32' (পাঠ ০৫)।
 
     নিয়ম mishran.hardware.recommended_amp_dtype()-এর: CPU আর Ampere (sm_80) বা নতুন GPU → bf16;
-    Volta/Turing (sm_70/sm_75, যেমন Colab-এর T4) → fp16 + dynamic loss scaling; আরও পুরনো → fp32।
+    Volta/Turing (sm_70/sm_75, যেমন Colab-এর T4) → fp16 + dynamic loss scaling; আরও পুরোনো → fp32।
     capability দিলে (যেমন (7, 5)) GPU ছাড়াই সিদ্ধান্তটা দেখা যায়।
     """
     if capability is not None:

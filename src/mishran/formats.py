@@ -136,7 +136,7 @@ def get_format(fmt) -> FloatFormat:
 
 
 def torch_dtype(fmt):
-    """ফরম্যাটের torch dtype; TF32-এর (বা পুরনো torch-এ FP8-এর) কোনো dtype নেই, তখন None।"""
+    """ফরম্যাটের torch dtype; TF32-এর (বা পুরোনো torch-এ FP8-এর) কোনো dtype নেই, তখন None।"""
     return _TORCH_DTYPES[get_format(fmt).name]
 
 

@@ -5,7 +5,7 @@
 অনুকরণ (simulation): environment variable MISHRAN_SIMULATE_CC=7.5 দিলে কোর্স এমন আচরণ করে যেন GPU-টি sm_75
 (Colab-এর T4): device report, প্রস্তাবিত dtype, supports("bf16"/"tf32"/"fp8"/"sparsity_2_4"), DeepSpeed-এর precision
 — সব ওই capability মেনে চলে, আর হিসাব চলে আসল CUDA GPU-তেই। শিক্ষার্থীর এটা লাগে না; T4-এর পথ পরীক্ষা করতে আর
-শিক্ষককে দেখাতে। শুধু আসলটির সমান বা পুরনো GPU-র অনুকরণ চলে (H200-এ T4 হয়, T4-এ H100 নয়)।
+শিক্ষককে দেখাতে। শুধু আসলটির সমান বা পুরোনো GPU-র অনুকরণ চলে (H200-এ T4 হয়, T4-এ H100 নয়)।
 পাঠগুলো torch.cuda সরাসরি জিজ্ঞেস না করে এখানকার ফাংশন ডাকে: recommended_amp_dtype(), supports(), use_tf32(),
 gpu_capability(), device_name()।
 """
@@ -83,7 +83,7 @@ def gpu_capability() -> tuple | None:
     if sim is not None:
         if real is not None and sim > tuple(real):
             raise ValueError(f"{SIMULATE_ENV}={sim[0]}.{sim[1]} আসল GPU-র (sm_{real[0]}{real[1]}) চেয়ে নতুন; "
-                             "শুধু সমান বা পুরনো GPU-র অনুকরণ চলে (can only simulate an older GPU)")
+                             "শুধু সমান বা পুরোনো GPU-র অনুকরণ চলে (can only simulate an older GPU)")
         return sim
     return None if real is None else tuple(real)
 
@@ -119,7 +119,7 @@ def use_tf32(enabled: bool = True, device: str | None = None) -> bool:
 
 
 def guard_simulation(log_path=None, strict: bool = False):
-    """অনুকরণ চালু থাকলে পাহারা: সেই পুরনো GPU যা পারে না, এমন পথ নেওয়া হলে লিখে রাখে (strict হলে থামায়)।
+    """অনুকরণ চালু থাকলে পাহারা: সেই পুরোনো GPU যা পারে না, এমন পথ নেওয়া হলে লিখে রাখে (strict হলে থামায়)।
 
     ধরে: CUDA-তে BF16 autocast (sm_80-এর আগে), TF32 চালু করা (set_float32_matmul_precision "high"/"medium"),
     FP8 matmul (torch._scaled_mm, sm_89-এর আগে)। প্রতিটির জন্য log_path-এ এক লাইন: কী, আর কোন লাইনের কোড।
@@ -204,7 +204,7 @@ def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.d
     - sm_80 বা নতুন (A100, H100, H200, RTX 30/40): BF16 — loss scaling লাগে না।
     - sm_70/sm_75 (V100, T4): FP16 + loss scaling। T4-এ torch.cuda.is_bf16_supported() True বলে,
       কারণ সে emulation-ও গোনে; কিন্তু BF16 hardware নেই, তাই তা ধীর।
-    - আরও পুরনো GPU: FP32 (tensor core নেই, AMP-এ লাভ সামান্য)।
+    - আরও পুরোনো GPU: FP32 (tensor core নেই, AMP-এ লাভ সামান্য)।
     device বা capability না দিলে এই মেশিন দেখে ঠিক করে (MISHRAN_SIMULATE_CC থাকলে সেই capability ধরে)।
     """
     if capability is None:
@@ -346,7 +346,7 @@ def device_report(device: str | None = None) -> DeviceReport:
                      "(emulation গোনা হচ্ছে); তাই FP16 + loss scaling নেওয়া হলো।")
     if simulated_capability() is not None:
         notes.append(f"{SIMULATE_ENV}={cap[0]}.{cap[1]}: কোর্স এই GPU-কে sm_{cap[0]}{cap[1]} ধরে চলছে (অনুকরণ); "
-                     "গতি আর মেমরির মাপ আসল GPU-র, সেই পুরনো GPU-র নয়।")
+                     "গতি আর মেমরির মাপ আসল GPU-র, সেই পুরোনো GPU-র নয়।")
     return DeviceReport("cuda", torch.cuda.get_device_name(0), cap, torch.cuda.device_count(),
                         props.total_memory / 2 ** 30, bf16_reported_by_torch=reported,
                         cuda_version=torch.version.cuda, recommended_dtype=recommended_amp_dtype(capability=cap),

@@ -343,7 +343,7 @@ def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generato
     """মডেল, optimizer, GradScaler, step আর সব random অবস্থা এক ফাইলে (পাঠ ০৩)।
 
     fp16-এ scaler রাখা জরুরি: না রাখলে resume-এ scale আবার 65536 থেকে শুরু হয়, আর প্রথম কয়েক step বাদ পড়ে।
-    আগে পাশের একটি ফাইলে লিখে তারপর নাম বদলানো হয়, যাতে মাঝপথে থামলেও পুরনো checkpoint নষ্ট না হয়।
+    আগে পাশের একটি ফাইলে লিখে তারপর নাম বদলানো হয়, যাতে মাঝপথে থামলেও পুরোনো checkpoint নষ্ট না হয়।
     """
     state = {
         "model": model.state_dict(),

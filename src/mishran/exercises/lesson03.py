@@ -201,7 +201,7 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
             tracker, scale = scaler.state_dict().get("_growth_tracker"), scaler.get_scale()
             old = [p.detach().clone() for p in m.parameters()]
             bad_y = y.clone()
-            bad_y[0] = float("inf")                      # ইচ্ছে করে overflow
+            bad_y[0] = float("inf")                      # ইচ্ছা করে overflow
             if tracker == 1:
                 step_fn(m, opt, scaler, x, bad_y, device_type, dtype)
     except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
@@ -210,7 +210,7 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
         hook.remove()
     old_api = [w for w in caught if issubclass(w.category, FutureWarning) and "torch.cuda.amp" in str(w.message)]
     if old_api:
-        return say(False, f"এখনো পুরনো API: {old_api[0].message} — torch.amp.autocast(device_type, dtype=dtype) "
+        return say(False, f"এখনো পুরোনো API: {old_api[0].message} — torch.amp.autocast(device_type, dtype=dtype) "
                            "আর torch.amp.GradScaler(device_type) নাও।")
     if not seen or seen[0] != dtype:
         return say(False, f"প্রথম Linear-এর ফল {_dtype_name(seen[0]) if seen else 'কিছুই না'}, {_dtype_name(dtype)} "

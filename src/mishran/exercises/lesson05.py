@@ -106,7 +106,7 @@ _DEEPSPEED_LOOP_WHY = {
           "সীমানার আগের step() ডাক না পেলে engine.micro_steps বাড়ে না, তাই is_gradient_accumulation_boundary() আর "
           "সত্যি হয় না — accum > 1 হলে একবারও optimizer step হয় না। step() প্রতিটি micro-batch-এ ডাকো; "
           "zero_grad-ও engine-ই করে।"),
-    "D": ("D পুরনো tutorial-এর ভুল: engine নিজেই loss scale করে (FP16-এ); GradScaler-এর scale তার ওপর আরও এক দফা, "
+    "D": ("D পুরোনো tutorial-এর ভুল: engine নিজেই loss scale করে (FP16-এ); GradScaler-এর scale তার ওপর আরও এক দফা, "
           "আর scaler.step(optimizer) engine-কে এড়িয়ে যায় — accumulation, gradient-এর গড় আর master weight-এর "
           "হালনাগাদ বাদ পড়ে। 16-বিট engine-এ scaler.step ভুলও তোলে: 'No inf checks were recorded for this optimizer.'"),
 }
