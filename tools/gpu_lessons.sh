@@ -13,7 +13,8 @@ if [ ! -d /tmp/site/deepspeed ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     || { echo "wheel install failed"; exit 1; }
 fi
-export PYTHONPATH=/tmp/site:$PWD/src TORCH_CUDA_ARCH_LIST=9.0 MPLBACKEND=Agg PYTHONUNBUFFERED=1
+export PYTHONPATH=/tmp/site:$PWD/src TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1
+unset MPLBACKEND        # the kernels keep the inline backend, so figures come back as PNGs in the record
 export MISHRAN_NOTEBOOK_LIMIT_S=${MISHRAN_NOTEBOOK_LIMIT_S:-600}
 python3 -m ipykernel install --user --name python3 >/dev/null 2>&1 || true
 guard=$(mktemp -d)
