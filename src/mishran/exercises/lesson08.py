@@ -20,7 +20,7 @@ def check_bpc_from_loss(loss_nats: float, answer) -> Verdict:
 BUDGET = {
     "num_params": 1_000_000_000,      # Ψ
     "gpus": 2,
-    "gpu_gb": 24,                     # প্রতি GPU-র মেমরি
+    "gpu_gb": 26,                     # প্রতি GPU-র মেমরি (DeepSpeed-এর বাড়তি FP32 gradient কপি ধরলেও একই উত্তর)
     "reserved_gb": 2,                 # CUDA context, buffer ইত্যাদির জন্য রাখা
     "activation_gb_per_sample": 1.4,  # micro-batch-এর প্রতিটি নমুনার activation
     "global_batch": 64,
