@@ -190,6 +190,11 @@ def test_skip_reasons_follow_the_hardware_report(monkeypatch):
     t4 = _report(capability=(7, 5), tf32=False, bf16=False, fp8=False, simulated=True)
     assert "BF16" in bench.skip_reason("bf16-fused", "cuda", t4) and "sm_75" in bench.skip_reason("tf32", "cuda", t4)
     assert bench.skip_reason("fp16", "cuda", t4) is None
+    real_t4 = _report(capability=(7, 5), tf32=False, bf16=False, fp8=False, simulated=False)   # Colab's T4
+    for mode in ("bf16", "bf16-fused", "bf16-compile"):
+        why = bench.skip_reason(mode, "cuda", real_t4)
+        assert "BF16 hardware নেই" in why and "sm_75" in why and "simulated" not in why
+    assert bench.skip_reason("fp16", "cuda", real_t4) is None
 
 
 def test_a_compile_or_fp8_failure_is_reported_not_raised(monkeypatch):

@@ -293,9 +293,12 @@ def skip_reason(mode: str, device: str, report) -> str | None:
         return "TF32 শুধু NVIDIA GPU-র matmul mode (sm_80+); CPU-তে নেই"
     if mode == "tf32" and not report.tf32:
         return f"TF32-এর জন্য sm_80 (Ampere) বা নতুন GPU লাগে; এটি {sm}"
-    if spec.precision == "bf16" and device == "cuda" and not report.bf16 and getattr(report, "simulated", False):
-        return (f"অনুকরণ করা GPU ({sm}, simulated)-তে BF16 hardware নেই; আসল GPU-র BF16 গতি এখানে মাপলে "
-                "ভুল ছবি দিত, তাই মাপা হলো না")
+    if spec.precision == "bf16" and device == "cuda" and not report.bf16:
+        if getattr(report, "simulated", False):
+            return (f"অনুকরণ করা GPU ({sm}, simulated)-তে BF16 hardware নেই; আসল GPU-র BF16 গতি এখানে মাপলে "
+                    "ভুল ছবি দিত, তাই মাপা হলো না")
+        return (f"এই GPU ({sm})-তে BF16 hardware নেই: BF16 এখানে software-এ (emulation) চলে, তার গতি মাপা অর্থহীন; "
+                "এই GPU-র পথ FP16 + loss scaling (mode fp16)")
     if spec.fp8 and device == "cpu":
         return ("FP8 tensor core আছে শুধু NVIDIA Ada (sm_89) আর Hopper (sm_90) GPU-তে; CPU-তে নেই। "
                 "হিসাবটা CPU-তে দেখতে: mishran.fp8 (পাঠ ০৭)")
