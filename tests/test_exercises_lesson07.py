@@ -18,9 +18,10 @@ def test_mfu_by_hand():
     assert not ex.check_mfu(241.7) and not ex.check_mfu(1.291) and not ex.check_mfu("x")
 
 
-def test_padded_vocab_is_50304():
-    assert ex.check_padded_vocab(50304)                          # 786 × 64, nanoGPT's choice
-    for wrong in (50256, 50257, 50240, 50368, 50300.5):
+def test_padded_vocab_is_the_next_multiple_of_128():
+    assert ex.VOCAB_QUESTION == {"tokens": 50001, "multiple": 128}
+    assert ex.check_padded_vocab(50048)                          # 391 × 128 = 50048 ≥ 50001 > 390 × 128 = 49920
+    for wrong in (49920, 50001, 50304, 50176, 50048.5, 50056):  # too small, not a multiple, not the smallest
         assert not ex.check_padded_vocab(wrong)
 
 

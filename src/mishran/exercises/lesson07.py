@@ -24,8 +24,8 @@ __all__ = [
 MFU_QUESTION = {"flops_per_step": 2.9e12, "step_s": 0.012, "gpu": "A100 SXM", "peak_tflops": 312}
 """অনুশীলনী ০৭.১: এক step-এ 2.9 TFLOP, সময় 12 ms, A100-এর BF16 dense peak 312 TFLOP/s।"""
 
-VOCAB_QUESTION = {"tokens": 50257, "multiple": 64}
-"""অনুশীলনী ০৭.২: GPT-2-এর tokenizer-এ 50257টি token।"""
+VOCAB_QUESTION = {"tokens": 50001, "multiple": 128}
+"""অনুশীলনী ০৭.২: একটি বাংলা BPE tokenizer-এ 50001টি token; মাপ হবে ১২৮-এর গুণিতক।"""
 
 FP8_EXAMPLE = {"values": [3.1e-4, -7.5e-5, 1.2e-3, -2.0e-6], "format": "fp8_e5m2"}
 """অনুশীলনী ০৭.৩: কয়েকটি gradient-এর মাপের সংখ্যা, E5M2-এ (gradient-এর ফরম্যাট)।"""
@@ -79,7 +79,7 @@ def check_mfu(answer) -> Verdict:
 
 
 def check_padded_vocab(answer) -> Verdict:
-    """অনুশীলনী ০৭.২: 50257-টি token রাখতে পারে এমন সবচেয়ে ছোট ৬৪-এর গুণিতক।"""
+    """অনুশীলনী ০৭.২: VOCAB_QUESTION-এর সব token রাখতে পারে এমন সবচেয়ে ছোট গুণিতক (multiple-এর)।"""
     if is_blank(answer):
         return blank_verdict()
     tokens, k = VOCAB_QUESTION["tokens"], VOCAB_QUESTION["multiple"]
