@@ -117,3 +117,15 @@ def test_check_mode_exits_1_on_an_unclean_notebook(tmp_path):
     assert subprocess.run(tool + ["--check", str(path)], capture_output=True).returncode == 1
     assert subprocess.run(tool + [str(path)], capture_output=True).returncode == 0
     assert subprocess.run(tool + ["--check", str(path)], capture_output=True).returncode == 0
+
+
+def test_a_solution_cell_is_hidden_in_jupyter_and_in_colab():
+    nb = _sample()
+    nb["cells"][2]["metadata"] = {"tags": ["solution"]}
+    cleaned = nbclean.clean(nb)
+    assert cleaned["cells"][2]["metadata"] == {"tags": ["solution"], "jupyter": {"source_hidden": True},
+                                               "cellView": "form"}
+    assert "cellView" not in cleaned["cells"][1]["metadata"]                # only solutions are folded
+    assert nbclean.problems(cleaned) == []
+    del cleaned["cells"][2]["metadata"]["cellView"]
+    assert any("not hidden in Jupyter and Colab" in m for m in nbclean.problems(cleaned))

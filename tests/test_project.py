@@ -67,6 +67,7 @@ def test_every_exercise_has_a_hidden_solution_that_asserts_the_same_check(path):
         sol = cells[i + 1]
         assert "solution" in sol["metadata"].get("tags", []), f"cell {i + 1} should be the solution of cell {i}"
         assert sol["metadata"].get("jupyter", {}).get("source_hidden") is True
+        assert sol["metadata"].get("cellView") == "form"          # Colab's own way of hiding a cell's code
         checks = set(re.findall(r"\b(check_\w+)\(", _source(cells[i])))
         assert checks, f"exercise cell {i} calls no check_ function"
         # the verdict is asserted directly, or collected (e.g. under redirect_stdout, so the output stays quiet)

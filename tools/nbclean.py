@@ -8,7 +8,8 @@
 Clean means:
 - outputs only in cells tagged `nbval-check-output` (nbval's cell tag), and there only text (stream or
   text/plain, never an error or an image); execution count 1 on those cells (nbval needs it), none elsewhere;
-- cell metadata only `tags` and `jupyter`;
+- cell metadata only `tags`, `jupyter` and `cellView`; a solution cell (tag `solution`) is hidden both in Jupyter
+  (`jupyter.source_hidden`) and in Colab, whose own "hide code" setting is `cellView: "form"`;
 - notebook metadata only the kernelspec and language_info that Jupyter itself writes for the "python3" kernel,
   so that JupyterLab does not mark a freshly opened lesson as modified.
 An old `# NBVAL_CHECK_OUTPUT` comment line in a cell's source is turned into the tag (the line is removed).
@@ -25,7 +26,15 @@ LANGUAGE_INFO = {"codemirror_mode": {"name": "ipython", "version": 3}, "file_ext
                  "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
                  "pygments_lexer": "ipython3",
                  "version": "{}.{}.{}".format(*sys.version_info[:3])}
-CELL_METADATA_KEYS = {"tags", "jupyter"}
+CELL_METADATA_KEYS = {"tags", "jupyter", "cellView"}
+SOLUTION_TAG = "solution"
+
+
+def _hide_solution(cell) -> None:
+    """A solution cell starts collapsed in JupyterLab and in Colab."""
+    if SOLUTION_TAG in cell["metadata"].get("tags", []):
+        cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True
+        cell["metadata"]["cellView"] = "form"
 
 
 def source(cell):
@@ -77,6 +86,7 @@ def clean(nb):
     nb["metadata"] = {"kernelspec": dict(KERNELSPEC), "language_info": _language_info(nb.get("metadata", {}))}
     for cell in nb["cells"]:
         cell["metadata"] = {k: v for k, v in cell.get("metadata", {}).items() if k in CELL_METADATA_KEYS}
+        _hide_solution(cell)
         if cell["cell_type"] != "code":
             cell.pop("outputs", None)
             cell.pop("execution_count", None)
@@ -102,6 +112,10 @@ def problems(nb):
         extra = set(cell.get("metadata", {})) - CELL_METADATA_KEYS
         if extra:
             found.append(f"cell {i}: metadata {sorted(extra)}")
+        cmeta = cell.get("metadata", {})
+        if SOLUTION_TAG in cmeta.get("tags", []) and not (
+                cmeta.get("jupyter", {}).get("source_hidden") is True and cmeta.get("cellView") == "form"):
+            found.append(f"cell {i}: a solution not hidden in Jupyter and Colab (source_hidden, cellView form)")
         if cell["cell_type"] != "code":
             continue
         if _has_marker(source(cell)):
