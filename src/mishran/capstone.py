@@ -340,7 +340,7 @@ def _device_label(device: torch.device) -> str:
 
 
 def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model: bool = False):
-    """একটি পুরো run: ট্রেনিং, held-out bpc-এর রেখা, bigram-এর তুলনা, গতি, মেমরি, MFU, নমুনা (পাঠ ০৮)।
+    """একটি পুরো run: প্রশিক্ষণ, held-out bpc-এর রেখা, bigram-এর তুলনা, গতি, মেমরি, MFU, নমুনা (পাঠ ০৮)।
 
     ফল একটি JSON-যোগ্য dict (launcher-এ শুধু rank 0-তে; বাকিরা None); return_model=True হলে (dict, মডেল)।
     """

@@ -96,7 +96,7 @@ class CharDataset:
     """পুরো লেখা token-এ বদলে train/val দুই ভাগ: প্রথম ৯০% train, শেষ ১০% val (পাঠ ০২, ০৭)।
 
     text না দিলে কোর্সের corpus। একটানা কেটে ভাগ করা হয় (nanoGPT-এর মতো), এলোমেলো করে নয়, যাতে val
-    লেখাটা মডেল ট্রেনিংয়ে কখনো দেখেনি।
+    লেখাটা মডেল প্রশিক্ষণে কখনো দেখেনি।
     """
 
     def __init__(self, text: str | None = None, val_fraction: float = 0.1, tokenizer: CharTokenizer | None = None):
