@@ -235,5 +235,8 @@ def test_lesson06_checks_blank_right_and_wrong(capsys):
     # 12e9 weights: 192 GB of states; only offload + checkpointing fits (48 + 5 GB on the GPU)
     assert l06.check_cheapest_fit(12e9, 80, 50, 0.1, 1.4, 2.0, "D")
     assert l06.check_activation_change("a") and not l06.check_activation_change("B")
-    assert l06.check_pruning_claim("C") and not l06.check_pruning_claim("A")
-    assert not l06.check_pruning_claim("E") and not l06.check_activation_change(...)
+    # FP16 value 2 bytes + int64 column 8 bytes per nonzero vs 2 bytes dense: density 2/10, so 80% zeros
+    assert l06.check_csr_break_even(0.8) and l06.check_csr_break_even(80) and l06.check_csr_break_even("0.8")
+    assert not l06.check_csr_break_even(2 / 3) and not l06.check_csr_break_even(0.5)      # FP32's 2/3 is not it
+    assert l06.check_csr_break_even(2 / 3, {"value_bytes": 4, "index_bytes": 8})          # ...the lesson's FP32 case
+    assert not l06.check_csr_break_even(True) and not l06.check_activation_change(...)

@@ -1,5 +1,5 @@
 """পাঠ ০৬ (মেমরি কোথায় যায়) অনুশীলনীর যাচাই: model state-এর GB, activation-এর অনুপাত, বাজেটে কৌশল বাছাই,
-pruning-এর দাবি।"""
+ছাঁটা ওজন কখন CSR-এ ছোট হয়।"""
 from __future__ import annotations
 
 from .core import Verdict, blank_verdict, check_number, is_blank, say
@@ -7,11 +7,11 @@ from .core import Verdict, blank_verdict, check_number, is_blank, say
 __all__ = [
     "ACTIVATION_CHOICES",
     "FIT_CHOICES",
-    "PRUNING_CLAIMS",
+    "CSR_QUESTION",
     "check_activation_change",
     "check_cheapest_fit",
     "check_fp32_adam_gb",
-    "check_pruning_claim",
+    "check_csr_break_even",
 ]
 
 
@@ -82,23 +82,19 @@ def check_cheapest_fit(num_params: float, gpu_gb: float, activation_gb: float, c
                       "কত ভাগ থাকে?)। যেগুলো GPU-তে ধরে, তাদের মধ্যে মাপা সময়ের দাম তুলনা করো।")
 
 
-PRUNING_CLAIMS = {
-    "A": "ওজনের অর্ধেক শূন্য, তাই মডেল আর GPU মেমরি অর্ধেক লাগে",
-    "B": "শূন্য দিয়ে গুণ বাদ যায়, তাই matmul প্রায় দ্বিগুণ দ্রুত",
-    "C": "সাধারণ (dense) tensor-এ মেমরি আর সময় একই থাকে; লাভ পেতে sparse রূপে রাখতে হয়, বা 2:4-এর মতো নকশা যা hardware চেনে",
-    "D": "শূন্যগুলো gradient পায় না, তাই training-এর মেমরি অর্ধেক হয়",
-}
-_PRUNING_ANSWER = "C"
+CSR_QUESTION = {"value_bytes": 2, "index_bytes": 8}
+"""অনুশীলনী ০৬.৪: ছাঁটা FP16 ওজন CSR-এ — প্রতিটি শূন্য-নয় মানের জন্য মান (২ বাইট) আর কলামের নম্বর (int64, ৮ বাইট)।"""
 
 
-def check_pruning_claim(answer) -> Verdict:
-    """অনুশীলনী ০৬.৪: ৫০% unstructured pruning একটি dense tensor-এ কী কেনে।"""
+def check_csr_break_even(answer, question: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৬.৪: অন্তত কত ভাগ ওজন শূন্য হলে CSR dense-এর চেয়ে ছোট (সারির pointer বাদে); ভগ্নাংশ বা শতাংশ।"""
+    q = question or CSR_QUESTION
     if is_blank(answer):
         return blank_verdict()
-    key = str(answer).strip().upper()
-    if key not in PRUNING_CLAIMS:
-        return say(False, f"উত্তর হবে {', '.join(PRUNING_CLAIMS)}-এর একটি; পেয়েছি {answer!r}।")
-    if key == _PRUNING_ANSWER:
-        return say(True, "শূন্যও একটি সংখ্যা: dense tensor-এ সেটিও ৪ (বা ২) বাইট নেয়, আর matmul তাকে দিয়েও গুণ করে।")
-    return say(False, "অংশ ৭-এ মাপা সংখ্যাগুলো দেখো: pruning-এর পরে tensor-এর বাইট আর forward-এর সময় কি বদলেছিল? "
-                      "শূন্য মান রাখতে dense tensor-এর কত বাইট লাগে?")
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool) and 1 < answer <= 100:
+        answer = answer / 100                         # ৮০ লিখলে ৮০%
+    dense = q["value_bytes"]
+    hint = ("dense-এ প্রতিটি ওজন কত বাইট নেয়, আর CSR-এ প্রতিটি শূন্য-নয় ওজন কত (মান + কলামের নম্বর)? ঘনত্ব d হলে "
+            "CSR-এর বাইট ওজনপ্রতি d × (দুটোর যোগফল); কোন d-তে সেটা dense-এর সমান? শূন্যের ভাগ = ১ − d।")
+    return check_number(answer, 1 - dense / (q["value_bytes"] + q["index_bytes"]),
+                        "CSR ছোট হওয়ার জন্য শূন্যের ন্যূনতম ভাগ", hint, rel_tol=1e-2)
