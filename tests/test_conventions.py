@@ -155,6 +155,7 @@ SPELLINGS = {"পুরনো": "পুরোনো", "ইচ্ছে": "ইচ
 def _course_text_files():
     yield from NOTEBOOKS
     yield from (ROOT / "docs").glob("*.md")
+    yield from (ROOT / "data").glob("*.md")
     yield ROOT / "README.md"
     yield from (ROOT / "src" / "mishran").rglob("*.py")
     yield from (ROOT / "tools").glob("*.py")
