@@ -7,7 +7,7 @@ from mishran.exercises import lesson07 as ex
 
 def test_blank_answers_give_a_reminder_not_an_error(capsys):
     for verdict in (ex.check_mfu(...), ex.check_padded_vocab(...), ex.check_fp8_roundtrip(..., ...),
-                    ex.check_fp8_pays(...), ex.check_fp8_matmul_fix(...)):
+                    ex.check_fp8_step_speedup(...), ex.check_fp8_matmul_fix(...)):
         assert not verdict
     assert "..." in capsys.readouterr().out
 
@@ -35,9 +35,13 @@ def test_fp8_roundtrip_by_hand():
     assert not ex.check_fp8_roundtrip(448 / 1.2e-3, restored)       # E4M3's max, not E5M2's
 
 
-def test_fp8_pays_only_the_width_answer_passes():
-    assert ex.check_fp8_pays("b") and ex.check_fp8_pays("খ")
-    assert not any(ex.check_fp8_pays(k) for k in "acd") and not ex.check_fp8_pays("e")
+def test_fp8_step_speedup_is_amdahls_law_with_the_cast_cost():
+    # by hand: 0.4 + 0.6 / 1.6 + 0.1 × 0.6 = 0.835 of the BF16 step -> 1.198x
+    assert ex.check_fp8_step_speedup(1.198) and ex.check_fp8_step_speedup("1.2")
+    for wrong in (1.6, 1.29, 1.0, 0.835, 2.0):        # matmul alone, no cast cost, no gain, the time, "FP8 = 2x"
+        assert not ex.check_fp8_step_speedup(wrong), wrong
+    assert ex.check_fp8_step_speedup(1 / (0.05 + 0.95 / 1.6 + 0.02 * 0.95),            # a wide model: matmul 95%
+                                     {"matmul_share": 0.95, "fp8_matmul_speedup": 1.6, "cast_overhead": 0.02})
 
 
 def test_the_buggy_matmul_fails_and_a_fixed_one_passes():

@@ -1,4 +1,4 @@
-"""পাঠ ০৭ (গতি আর FP8) অনুশীলনীর যাচাই: MFU, tensor core-বান্ধব vocab, FP8-এর scale, FP8 কখন লাভ দেয়, ভুল খোঁজা।"""
+"""পাঠ ০৭ (গতি আর FP8) অনুশীলনীর যাচাই: MFU, tensor core-বান্ধব vocab, FP8-এর scale, FP8-এ পুরো ধাপের গতি (Amdahl), ভুল খোঁজা।"""
 from __future__ import annotations
 
 import math
@@ -6,15 +6,15 @@ import math
 import torch
 
 from .. import fp8
-from .core import Verdict, blank_verdict, is_blank, say
+from .core import Verdict, blank_verdict, check_number, is_blank, say
 
 __all__ = [
     "BUGGY_FP8_MATMUL",
     "FP8_EXAMPLE",
-    "FP8_PAYS_CHOICES",
+    "FP8_PLAN",
     "MFU_QUESTION",
     "VOCAB_QUESTION",
-    "check_fp8_pays",
+    "check_fp8_step_speedup",
     "check_fp8_roundtrip",
     "check_fp8_matmul_fix",
     "check_mfu",
@@ -42,14 +42,9 @@ def buggy_fp8_matmul(a, b):
 '''
 """অনুশীলনী ০৭.৫: এই ফাংশনে একটি ভুল; ঠিক করা ফাংশন লেখো।"""
 
-FP8_PAYS_CHOICES = {
-    "a": "সবসময়: FP8 tensor core BF16-এর দ্বিগুণ দ্রুত, তাই যেকোনো মডেল প্রায় দ্বিগুণ দ্রুত হয়।",
-    "b": "চওড়া মডেলে: প্রতি token-এ matmul-এর কাজ d² হারে বাড়ে, কিন্তু amax বের করা, scale আর cast-এর কাজ "
-         "বাড়ে শুধু d হারে; সরু মডেলে এই বাড়তি কাজ আর kernel-ই লাভটা খেয়ে ফেলে।",
-    "c": "সরু মডেলে: FP8 tensor ছোট বলে cache-এ এঁটে যায়, আর বড় মডেলে সেই সুবিধা থাকে না।",
-    "d": "কখনোই training-এ নয়: FP8 শুধু inference-এর জন্য, training-এ loss ছড়িয়ে যায়।",
-}
-_BENGALI_CHOICE = {"ক": "a", "খ": "b", "গ": "c", "ঘ": "d"}
+FP8_PLAN = {"matmul_share": 0.6, "fp8_matmul_speedup": 1.6, "cast_overhead": 0.1}
+"""অনুশীলনী ০৭.৪: BF16 ধাপের 60% matmul; FP8-এ matmul 1.6 গুণ দ্রুত; amax, scale আর cast-এর বাড়তি কাজ আগের matmul
+সময়ের 10%-এর সমান।"""
 
 
 def _number(answer):
@@ -122,24 +117,14 @@ def check_fp8_roundtrip(scale, restored) -> Verdict:
                       "E5M2-এর ২ বিট mantissa-র দাম।")
 
 
-def check_fp8_pays(answer) -> Verdict:
-    """অনুশীলনী ০৭.৪: FP8 training কখন লাভ দেয়, আর কেন।"""
-    if is_blank(answer):
-        return blank_verdict()
-    key = _BENGALI_CHOICE.get(str(answer).strip(), str(answer).strip().lower().strip("()"))
-    if key not in FP8_PAYS_CHOICES:
-        return say(False, f"'a', 'b', 'c' বা 'd' লেখো (অথবা ক, খ, গ, ঘ); পেয়েছি {answer!r}।")
-    if key == "b":
-        return say(True, "গুণের কাজ d²-এ, cast-এর কাজ d-তে বাড়ে: তাই d যত বড়, FP8-এর বাড়তি খরচ তত নগণ্য, আর "
-                          "tensor core-এর দ্বিগুণ গতির লাভ তত বেশি চোখে পড়ে।")
-    why = {
-        "a": "তোমার (বা H200-এর) সংখ্যা দেখো: d_model 1024-এ FP8 compiled BF16-এর চেয়ে দ্রুত নয়। শুধু matmul দ্রুত হয়, "
-             "আর FP8 আনে বাড়তি কাজ (amax, scale, cast)।",
-        "c": "ছোট মডেলে FP8 লাভ দেয়নি — সংখ্যাগুলো উল্টো কথা বলে। কোন কাজ d²-এ, কোনটা d-তে বাড়ে, ভাবো।",
-        "d": "পাঠের training-এ FP8-এর loss BF16-এর সঙ্গে মিলেছে; বড় মডেলের training-এও FP8 ব্যবহার হয় "
-             "(Micikevicius et al., 2022)।",
-    }
-    return say(False, why[key])
+def check_fp8_step_speedup(answer, plan: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৭.৪: FP8_PLAN-এর মডেলে পুরো ধাপ কত গুণ দ্রুত (Amdahl-এর নিয়ম, বাড়তি cast-সহ)।"""
+    p = plan or FP8_PLAN
+    f, speedup, cast = p["matmul_share"], p["fp8_matmul_speedup"], p["cast_overhead"]
+    hint = ("BF16 ধাপের সময় ১ ধরো। matmul নয় এমন অংশ (১ − matmul_share) বদলায় না; matmul-এর অংশ fp8_matmul_speedup দিয়ে "
+            "ভাগ হয়; আর cast_overhead × matmul_share যোগ হয়। নতুন সময় কত? গতি = ১ ÷ নতুন সময়।")
+    return check_number(answer, 1 / ((1 - f) + f / speedup + cast * f), "FP8-এ পুরো ধাপের গতি (গুণ)", hint,
+                        rel_tol=1e-2)
 
 
 def check_fp8_matmul_fix(fn) -> Verdict:
