@@ -226,8 +226,14 @@ def test_ledger_sum_is_near_the_cuda_allocator_peak(mode):
 
 def test_lesson06_checks_blank_right_and_wrong(capsys):
     from mishran.exercises import lesson06 as l06
-    assert not l06.check_fp32_adam_gb(7e9, ...) and "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
-    assert l06.check_fp32_adam_gb(7e9, 112) and not l06.check_fp32_adam_gb(7e9, 56)   # 16 bytes, not 8
+    assert not l06.check_zero2_gb_per_gpu(7e9, 8, ...) and "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
+    # by hand, DeepSpeed's ZeRO-2: 2Ψ BF16 weights on every GPU + (2 + 4 + 4 + 8)Ψ / 8 = 14 + 15.75 GB
+    assert l06.check_zero2_gb_per_gpu(7e9, 8, 29.75) and l06.check_zero2_gb_per_gpu(7e9, 8, "29.75")
+    capsys.readouterr()
+    assert not l06.check_zero2_gb_per_gpu(7e9, 8, 26.25)                  # the paper's 2Ψ + 14Ψ/N ...
+    assert "প্রবন্ধের হিসাব" in capsys.readouterr().out                    # ... gets its own hint
+    for wrong in (112, 140, 17.5, "x"):                                   # FP32 Adam, no ZeRO, everything / 8
+        assert not l06.check_zero2_gb_per_gpu(7e9, 8, wrong)
     # by hand, 3e9 weights on one 80 GB GPU, 50 GB of activations: nothing = 48 + 50 (no fit); checkpointing
     # = 48 + 5 (fits, 1.4x); offload = 12 + 50 (fits, 2x); both = 12 + 5 (fits, 2.8x) -> checkpointing
     assert l06.check_cheapest_fit(3e9, 80, 50, 0.1, 1.4, 2.0, "B")

@@ -10,17 +10,27 @@ __all__ = [
     "CSR_QUESTION",
     "check_activation_change",
     "check_cheapest_fit",
-    "check_fp32_adam_gb",
+    "check_zero2_gb_per_gpu",
     "check_csr_break_even",
 ]
 
 
-def check_fp32_adam_gb(num_params: float, answer) -> Verdict:
-    """অনুশীলনী ০৬.১: FP32 ওজন + Adam-এ model state কত GB (10^9 বাইট), activation বাদে।"""
-    hint = ("খাতার চারটি খাত ওজনপ্রতি বাইটে গোনো: ওজন, gradient, আর Adam-এর দুটি moment — সবই FP32, প্রতিটি ৪ বাইট। "
-            "তারপর ওজনের সংখ্যা দিয়ে গুণ, 10^9 দিয়ে ভাগ।")
-    return check_number(answer, 16 * float(num_params) / 1e9, f"Ψ = {num_params:g}, FP32 + Adam-এ model state (GB)",
-                        hint, rel_tol=5e-3)
+def check_zero2_gb_per_gpu(num_params: float, gpus: int, answer) -> Verdict:
+    """অনুশীলনী ০৬.১: DeepSpeed BF16 + ZeRO-2-এ প্রতি GPU-তে model state কত GB (10^9 বাইট), activation বাদে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    psi = float(num_params)
+    paper = (2 + 14 / gpus) * psi / 1e9
+    try:
+        near_paper = abs(float(answer) - paper) <= 5e-3 * paper
+    except (TypeError, ValueError, OverflowError, RuntimeError):   # RuntimeError: অনেক উপাদানের tensor
+        near_paper = False
+    if near_paper:
+        return say(False, "এটা প্রবন্ধের হিসাব (2Ψ + 14Ψ/N)। DeepSpeed আরও একটি খাত রাখে, যা অংশ ১-এর খাতায় মেপেছ — "
+                          "optimizer-এর ধাপের আগে gradient-এর কোন কপি?")
+    return check_number(answer, (2 + 18 / gpus) * psi / 1e9, f"Ψ = {psi:g}, {gpus} GPU, ZeRO-2 (GB/GPU)",
+                        "অংশ ১-এর খাতায় DeepSpeed-এর প্রতিটি খাত দেখো: কোনটি প্রতিটি GPU-তে পুরোটা থাকে, আর কোনগুলো "
+                        "GPU-র সংখ্যায় ভাগ হয়?", rel_tol=5e-3)
 
 
 ACTIVATION_CHOICES = {
