@@ -352,3 +352,10 @@ def test_sum_stall_agrees_with_torch_accumulating_in_that_dtype(fmt, dtype, adde
 
 def test_sum_stall_known_values():
     assert l01.check_sum_stall("fp16", 1.0, 2048) and l01.check_sum_stall("bf16", 1.0, 256)
+
+
+def test_as_number_reads_what_a_learner_types():
+    as_number = core.as_number
+    assert as_number(" 0.8 ") == 0.8 and as_number(3) == 3.0 and as_number(torch.tensor(2.5)) == 2.5
+    assert as_number(2 ** 2000) == math.inf and as_number(-(2 ** 2000)) == -math.inf    # too big for a float
+    assert as_number("আশি") is None and as_number(torch.ones(2)) is None and as_number([1]) is None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["BLANK", "Verdict", "is_blank", "say", "blank_verdict", "check_number"]
+__all__ = ["BLANK", "Verdict", "is_blank", "say", "blank_verdict", "as_number", "check_number"]
 
 BLANK = ...
 """ফাঁকা উত্তরের চিহ্ন (সব পাঠের অনুশীলনী): ঘরে `answer = ...` লেখা থাকে।"""
@@ -49,17 +49,25 @@ def blank_verdict() -> Verdict:
     return say(None, "উত্তর এখনো লেখা হয়নি: ... -এর জায়গায় তোমার উত্তর বসিয়ে ঘরটি আবার চালাও।")
 
 
+def as_number(answer) -> float | None:
+    """শিক্ষার্থীর উত্তর সংখ্যা হিসেবে (লেখা '0.8', এক উপাদানের tensor-ও চলে; float-এ না আঁটা বড় পূর্ণসংখ্যা → ±inf);
+    সংখ্যা না হলে None (সব পাঠের সংখ্যা-উত্তর)।"""
+    if isinstance(answer, str):
+        answer = answer.strip()
+    try:
+        return float(answer)
+    except OverflowError:                         # float-এ আঁটে না এমন বড় পূর্ণসংখ্যা (যেমন 2**2000)
+        return math.inf if answer > 0 else -math.inf
+    except (TypeError, ValueError, RuntimeError):  # RuntimeError: একাধিক উপাদানের tensor
+        return None
+
+
 def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: float = 0.0) -> Verdict:
     """সংখ্যা-উত্তর যাচাই (সব পাঠ): নির্দিষ্ট অনুশীলনীর check-গুলো এটাকেই ডাকে।"""
     if is_blank(answer):
         return blank_verdict()
-    if isinstance(answer, str):
-        answer = answer.strip()
-    try:
-        value = float(answer)
-    except OverflowError:                         # float-এ আঁটে না এমন বড় পূর্ণসংখ্যা (যেমন 2**2000)
-        value = math.inf if answer > 0 else -math.inf
-    except (TypeError, ValueError, RuntimeError):  # RuntimeError: একাধিক উপাদানের tensor
+    value = as_number(answer)
+    if value is None:
         return say(False, f"{what}: উত্তর একটি সংখ্যা হওয়া চাই (a number), পেয়েছি {answer!r}।")
     same = (math.isnan(value) and math.isnan(expected)) or value == expected or (
         rel_tol and math.isclose(value, expected, rel_tol=rel_tol))

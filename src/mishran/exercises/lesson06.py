@@ -2,7 +2,7 @@
 ছাঁটা ওজন কখন CSR-এ ছোট হয়।"""
 from __future__ import annotations
 
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
 
 __all__ = [
     "ACTIVATION_CHOICES",
@@ -21,11 +21,8 @@ def check_zero2_gb_per_gpu(num_params: float, gpus: int, answer) -> Verdict:
         return blank_verdict()
     psi = float(num_params)
     paper = (2 + 14 / gpus) * psi / 1e9
-    try:
-        near_paper = abs(float(answer) - paper) <= 5e-3 * paper
-    except (TypeError, ValueError, OverflowError, RuntimeError):   # RuntimeError: অনেক উপাদানের tensor
-        near_paper = False
-    if near_paper:
+    value = as_number(answer)
+    if value is not None and abs(value - paper) <= 5e-3 * paper:
         return say(False, "এটা প্রবন্ধের হিসাব (2Ψ + 14Ψ/N)। DeepSpeed আরও একটি খাত রাখে, যা অংশ ১-এর খাতায় মেপেছ — "
                           "optimizer-এর ধাপের আগে gradient-এর কোন কপি?")
     return check_number(answer, (2 + 18 / gpus) * psi / 1e9, f"Ψ = {psi:g}, {gpus} GPU, ZeRO-2 (GB/GPU)",
