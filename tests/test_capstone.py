@@ -33,6 +33,24 @@ def test_corpus_is_big_enough_and_clean(pieces):
         assert all(marker not in p.text for p in pieces), marker
 
 
+def test_provenance_matches_the_build_tools_tables():
+    """data/bn_literature_provenance.json says what tools/build_bn_literature.py's tables say (English and Bengali)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("build_bn_literature", ROOT / "tools" / "build_bn_literature.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    prov = json.loads((ROOT / "data" / "bn_literature_provenance.json").read_text(encoding="utf-8"))
+    kept = {w["id"]: w for w in prov["works"]}
+    assert set(kept) == {k[1] for k in tool.KEPT} == set(tool.PUBLISHED_BN)
+    for stem, work_id, author_en, years, published, note in tool.KEPT:
+        w = kept[work_id]
+        assert (w["file"], w["author_en"], w["author_years"], w["first_published"], w["kind"]) == (
+            f"bnarchive/{stem}.md", author_en, years, published, note)
+        assert w["first_published_bn"] == tool.PUBLISHED_BN[work_id]
+    assert [(w["file"], w["first_published"], w["why"], w["why_bn"]) for w in prov["left_out"]] == [
+        (f"bnarchive/{s}.md", p, why, tool.WHY_BN[s]) for s, _, _, p, why in tool.LEFT_OUT]
+
+
 def test_heldout_split_is_by_whole_pieces(pieces):
     train, held = capstone.split_by_work(pieces)
     key = lambda p: (p.work, p.index)  # noqa: E731

@@ -70,6 +70,26 @@ LEFT_OUT = [
      "Old Bengali (a different stage of the language), and the edition this text follows is not stated"),
 ]
 
+# পাঠ ০৮-এর সারণির জন্য বাংলায় (ইংরেজি মূল তথ্য ওপরের তালিকায়)
+PUBLISHED_BN = {
+    "galpaguchchha1": "গল্পগুলো পত্রিকায় ১৮৮৪ থেকে ১৮৯০-এর দশকে; সংকলন ১৯০০–১৯০১; বিশ্বভারতী সংস্করণ ১৯২৬",
+    "lipika": "১৯২২", "kalpana": "১৯০০", "bhanusimha": "১৮৮৪", "chaturdashpadi": "১৮৬৬",
+    "rasamanjari": "অষ্টাদশ শতক (১৭৬০-এর আগে)", "aboltabol": "১৯২৩",
+    "hajabarala": "সন্দেশ পত্রিকায় ধারাবাহিক, ১৯২১ থেকে, লেখকের মৃত্যুর (১৯২৩) আগে",
+}
+WHY_BN = {
+    "RabindranathTagore_Poetry_Punashcha": "প্রথম প্রকাশ ১৯৩২: যুক্তরাষ্ট্রে ২০২৮-এর আগে public domain নয়",
+    "RabindranathTagore_Songs_Puja": "গান ১৯৪১ পর্যন্ত লেখা, গীতবিতানে সংকলিত ১৯৩১ থেকে: প্রতিটি গান ১৯৩০-এর আগে "
+                                     "প্রকাশিত, তা দেখানো যায়নি",
+    "RabindranathTagore_Songs_Swadesh": "পূজার মতোই: প্রতিটি গান ১৯৩০-এর আগে প্রকাশিত, তা দেখানো যায়নি",
+    "SukumarRay_Poetry_KhaiKhai": "বই হিসেবে প্রথম প্রকাশ ১৯৫০-এ",
+    "SukumarRay_Prose_PaglaDashu": "সংকলন ১৯৪০-এ; প্রতিটি গল্প ১৯৩০-এর আগে প্রকাশিত, তা এখানে দেখানো যায়নি",
+    "AbanindranathTagore_Prose_BuroAngla": "প্রকাশ ১৯৪১: যুক্তরাষ্ট্রে ২০৩৭-এর আগে public domain নয়",
+    "GaganendranathTagore_Prose_BhondorBahadur": "লেখকের মৃত্যুর পরে ৬০ বছরের বেশি, কিন্তু প্রথম প্রকাশের বছর "
+                                                 "নিশ্চিত করা যায়নি",
+    "Historic_Charyapad": "প্রাচীন বাংলা (ভাষার আলাদা এক স্তর), আর এই লেখা কোন সংস্করণ অনুসরণ করে তা লেখা নেই",
+}
+
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
@@ -179,7 +199,8 @@ def build(repo: Path, commit: str, out_dir: Path) -> dict:
             n_chars += len(text)
         works.append({"id": work_id, "file": f"bnarchive/{stem}.md", "title": meta.get("title"),
                       "author": meta.get("author"), "author_en": author_en, "author_years": years,
-                      "first_published": published, "kind": note, "pieces": len(pieces), "characters": n_chars,
+                      "first_published": published, "first_published_bn": PUBLISHED_BN[work_id], "kind": note,
+                      "pieces": len(pieces), "characters": n_chars,
                       "source_noted_in_file": meta.get("source"),
                       "licence": "public domain (author died before 1966; published before 1930)"})
     text = "\n".join(out_lines)
@@ -195,7 +216,7 @@ def build(repo: Path, commit: str, out_dir: Path) -> dict:
                   "reads these lines as boundaries and does not train on them",
         "works": works,
         "left_out": [{"file": f"bnarchive/{s}.md", "author_en": a, "author_years": y, "first_published": p,
-                      "why": w} for s, a, y, p, w in LEFT_OUT],
+                      "why": w, "why_bn": WHY_BN[s]} for s, a, y, p, w in LEFT_OUT],
         "markup_removed": dict(sorted(markup.items())),
         "nfc": {"characters_before": len(raw), "characters_after": len(nfc),
                 "code_point_count_changes": nfc_changes(raw, nfc)},
