@@ -6,7 +6,7 @@ import math
 import torch
 
 from .. import fp8
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
 
 __all__ = [
     "BUGGY_FP8_MATMUL",
@@ -48,11 +48,9 @@ FP8_PLAN = {"matmul_share": 0.6, "fp8_matmul_speedup": 1.6, "cast_overhead": 0.1
 
 
 def _number(answer):
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
+    """সসীম সংখ্যা, নইলে None (core.as_number-এর ওপর: inf/NaN এখানে উত্তর হিসেবে চলে না)।"""
+    value = as_number(answer)
+    return value if value is not None and math.isfinite(value) else None
 
 
 def check_mfu(answer) -> Verdict:
