@@ -9,14 +9,9 @@
 set -uo pipefail
 RECORD=${RECORD:-${OUT:-.}/record}
 mkdir -p "$RECORD"
-if [ ! -d /tmp/site/deepspeed ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    || { echo "wheel install failed"; exit 1; }
-fi
-export PYTHONPATH=/tmp/site:$PWD/src TORCH_CUDA_ARCH_LIST=9.0 PYTHONUNBUFFERED=1
+source "$(dirname "$0")/gpu_env.sh"
 unset MPLBACKEND        # the kernels keep the inline backend, so figures come back as PNGs in the record
 export MISHRAN_NOTEBOOK_LIMIT_S=${MISHRAN_NOTEBOOK_LIMIT_S:-600}
-python3 -m ipykernel install --user --name python3 >/dev/null 2>&1 || true
 guard=$(mktemp -d)
 printf 'import os\nif os.environ.get("MISHRAN_GUARD_LOG"):\n    from mishran import hardware\n    hardware.guard_simulation(os.environ["MISHRAN_GUARD_LOG"])\n' > "$guard/sitecustomize.py"
 for job in "$@"; do
@@ -27,13 +22,10 @@ for job in "$@"; do
   left=$(( ${TOTAL_S:-590} - SECONDS ))
   if [ "$left" -lt 30 ]; then echo "$job skipped: ${left} s left of TOTAL_S" | tee -a "$RECORD/summary.txt"; continue; fi
   start=$(date +%s)
-  if [ -n "$cc" ]; then
-    MISHRAN_SIMULATE_CC=$cc MISHRAN_GUARD_LOG=$log PYTHONPATH="$guard:$PYTHONPATH" MISHRAN_NBVAL_OUTPUTS="$dir" \
-      timeout "$left" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
-  else
-    MISHRAN_NBVAL_OUTPUTS="$dir" \
-      timeout "$left" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
-  fi
+  simulate=()
+  [ -n "$cc" ] && simulate=(MISHRAN_SIMULATE_CC="$cc" MISHRAN_GUARD_LOG="$log" PYTHONPATH="$guard:$PYTHONPATH")
+  env "${simulate[@]}" MISHRAN_NBVAL_OUTPUTS="$dir" \
+    timeout "$left" python3 -m pytest -q -p no:cacheprovider --nbval-lax "$nb" > "$dir/pytest.txt" 2>&1
   rc=$?
   echo "$job rc=$rc $(( $(date +%s) - start )) s; $(tail -1 "$dir/pytest.txt"); guard: $(wc -l < "$log") lines" \
     | tee -a "$RECORD/summary.txt"

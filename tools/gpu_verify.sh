@@ -3,10 +3,8 @@
 # Here (CPU machine), once:   echo /.whl/ >> .git/info/exclude && bash ../shared/tools/gpu_wheels.sh
 # There, from the repo root: bash tools/gpu_verify.sh [pytest args...]   (with .whl/ copied beside the project)
 set -uo pipefail
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-  || { echo "wheel install failed"; exit 1; }
-export PYTHONPATH=/tmp/site:$PWD/src TORCH_CUDA_ARCH_LIST=9.0 MPLBACKEND=Agg PYTHONUNBUFFERED=1
-python3 -m ipykernel install --user --name python3 >/dev/null 2>&1 || true
+source "$(dirname "$0")/gpu_env.sh"
+export MPLBACKEND=Agg
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c "from mishran.hardware import device_report; print(device_report())"
 python3 -m pytest -q -p no:cacheprovider tests "$@"; unit=$?
