@@ -28,7 +28,7 @@ def tags(cell):
 def student_copy(nb):
     """The notebook without solution cells and without any stored output (a new dict; nb is not changed)."""
     nb = json.loads(json.dumps(nb))
-    nb["cells"] = [c for c in nb["cells"] if "solution" not in tags(c)]
+    nb["cells"] = [c for c in nb["cells"] if nbclean.SOLUTION_TAG not in tags(c)]
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
