@@ -15,6 +15,8 @@ What is checked, end to end:
 - a re-run after the course changed installs the new commit and asks for a restart.
 The first run fills the cache (needs the network once: pip download of three wheels); later runs are offline.
 """
+import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -211,17 +213,28 @@ def assert_course_is_the_installed_one(text, runtime):
 
 # ------------------------------------------------------------------ fixtures
 
+@contextlib.contextmanager
+def _one_suite_at_a_time():
+    """This module on one machine, one run at a time: the runs share the cache, and the setup cell clones into
+    Colab's fixed /tmp/mishran-src (two checkouts testing at once used to trip over each other). A second run
+    waits here for the first."""
+    with open("/tmp/mishran-src.test-lock", "w") as handle:      # beside the clone, whatever CACHE is
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 @pytest.fixture(scope="module")
 def parts(tmp_path_factory):
-    house = _wheelhouse()
-    template = _template_venv(house)
-    old = CACHE / f"old-mpl-{OLD_MPL}-py{PY}"      # matplotlib 3.10 alone, to be imported before the cell
-    if not (old / "matplotlib").exists():
-        out = _pip(sys.executable, "install", "--no-deps", "--no-index", "--find-links", str(house),
-                   "--target", str(old), f"matplotlib=={OLD_MPL}")
-        assert out.returncode == 0, out.stderr
-    repo = _snapshot_repo(tmp_path_factory.mktemp("repo"))
-    return {"house": house, "template": template, "old": old, "repo": repo, "tmp": tmp_path_factory}
+    with _one_suite_at_a_time():
+        house = _wheelhouse()
+        template = _template_venv(house)
+        old = CACHE / f"old-mpl-{OLD_MPL}-py{PY}"      # matplotlib 3.10 alone, to be imported before the cell
+        if not (old / "matplotlib").exists():
+            out = _pip(sys.executable, "install", "--no-deps", "--no-index", "--find-links", str(house),
+                       "--target", str(old), f"matplotlib=={OLD_MPL}")
+            assert out.returncode == 0, out.stderr
+        repo = _snapshot_repo(tmp_path_factory.mktemp("repo"))
+        yield {"house": house, "template": template, "old": old, "repo": repo, "tmp": tmp_path_factory}
 
 
 def new_runtime(parts, name):
