@@ -1,0 +1,86 @@
+"""প্রশিক্ষণের পরের INT8 dynamic quantization, হাতে লেখা (পাঠ ০৬)।
+
+PyTorch-এর `torch.ao.quantization.quantize_dynamic` deprecated: তার সতর্কবার্তা যে সংস্করণে সরানোর কথা
+বলে, ভবিষ্যতের কোনো torch-এ তা সত্যিই সরে গেলে পাঠ ০৬ এটা ব্যবহার করে। কাজ একই, আর পাঠ ০৭-এর FP8-এর
+per-tensor scaling-এর মতো করে লেখা: amax → scale → INT8-এ গোল → integer matmul → unscale।
+
+- ওজন: একবারই, quantize করার সময় — প্রতিটি Linear-এর একটি scale (per-tensor, symmetric: শূন্য থাকে শূন্যে)।
+- ইনপুট: প্রতিটি forward-এ নতুন করে (dynamic) — সেই ইনপুটের amax থেকে তার নিজের scale।
+- গুণ: INT8 × INT8, যোগ INT32-এ (হুবহু, কোনো rounding নেই); শেষে দুই scale দিয়ে ভাগ করে FP32, তারপর bias।
+
+torch.ao-র সঙ্গে তফাত: সেটা ইনপুটে asymmetric (zero point সহ) quint8 আর fbgemm/onednn-এর দ্রুত kernel ব্যবহার
+করে; এখানে সব symmetric, আর গুণ torch-এর সাধারণ integer matmul — হিসাব সহজে পড়া যায়, কিন্তু ধীর।
+"""
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import nn
+
+__all__ = ["INT8_MAX", "int8_scale", "to_int8", "DynamicInt8Linear", "quantize_dynamic"]
+
+INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
+AMAX_FLOOR = 1e-12          # সব শূন্য হলে scale অসীম না হয় (fp8.AMAX_FLOOR-এর মতো)
+
+
+def int8_scale(x: torch.Tensor) -> torch.Tensor:
+    """scale = 127 ÷ amax: সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে।"""
+    return INT8_MAX / x.detach().float().abs().max().clamp(min=AMAX_FLOOR)
+
+
+def to_int8(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """x × scale, নিকটতম পূর্ণসংখ্যায় গোল (সমান দূরত্বে জোড়ের দিকে), −127 … 127-এ আটকানো, dtype int8।"""
+    return torch.round(x.float() * scale).clamp(-INT8_MAX, INT8_MAX).to(torch.int8)
+
+
+class DynamicInt8Linear(nn.Module):
+    """nn.Linear-এর জায়গায়: ওজন INT8 (একটি scale সহ), ইনপুট প্রতিবার INT8-এ, গুণ integer-এ (পাঠ ০৬)।"""
+
+    def __init__(self, linear: nn.Linear):
+        super().__init__()
+        if not isinstance(linear, nn.Linear):
+            raise TypeError(f"nn.Linear চাই (expected nn.Linear); পেয়েছি {type(linear).__name__}")
+        weight = linear.weight.detach().float()
+        if not torch.isfinite(weight).all():
+            raise ValueError("ওজনে inf বা NaN আছে (non-finite weights); INT8-এ নেওয়া যায় না — আগে প্রশিক্ষণটা দেখো")
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        scale = int8_scale(weight)
+        # buffer, তাই state_dict-এ (আর torch.save-এ) INT8 ওজন আর scale-ই যায়, FP32 ওজন নয়
+        self.register_buffer("weight_int8", to_int8(weight, scale))
+        self.register_buffer("weight_scale", scale)
+        bias = None if linear.bias is None else linear.bias.detach().float().clone()
+        self.register_buffer("bias", bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"ইনপুটের শেষ মাত্রা {self.in_features} হওয়ার কথা (in_features); পেয়েছি {x.shape[-1]}")
+        flat = x.reshape(-1, self.in_features)
+        x_scale = int8_scale(flat)                              # dynamic: এই ইনপুটেরই amax থেকে
+        acc = to_int8(flat, x_scale).to(torch.int32) @ self.weight_int8.t().to(torch.int32)
+        out = acc.float() / (x_scale * self.weight_scale)       # unscale: দুই scale-এর গুণফল দিয়ে ভাগ
+        if self.bias is not None:
+            out = out + self.bias
+        return out.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, dtype=int8, "
+                f"scale=per-tensor symmetric (mishran)")
+
+
+def quantize_dynamic(model: nn.Module, qconfig_spec=None, dtype=torch.qint8, inplace: bool = False) -> nn.Module:
+    """`torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)`-এর মতো ডাকা যায়:
+    প্রতিটি nn.Linear-কে DynamicInt8Linear দিয়ে বদলায়; inplace=False হলে আগে model-এর কপি করে।"""
+    spec = {nn.Linear} if qconfig_spec is None else set(qconfig_spec)
+    if spec != {nn.Linear} or dtype != torch.qint8:
+        raise ValueError("এখানে শুধু nn.Linear আর torch.qint8 চলে (only {nn.Linear} with torch.qint8); "
+                         f"পেয়েছি {sorted(getattr(t, '__name__', str(t)) for t in spec)}, {dtype}")
+    model = model if inplace else copy.deepcopy(model)
+    if isinstance(model, nn.Linear):
+        return DynamicInt8Linear(model)
+    for name, child in list(model.named_children()):
+        if isinstance(child, nn.Linear):
+            setattr(model, name, DynamicInt8Linear(child))
+        else:
+            quantize_dynamic(child, spec, dtype, inplace=True)
+    return model

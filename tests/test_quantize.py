@@ -1,0 +1,113 @@
+"""mishran.quantize: the hand-written INT8 dynamic quantization lesson 06 falls back on when a torch lacks
+torch.ao.quantization."""
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from mishran import quantize
+from mishran.models import GPTConfig, TinyGPT
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rel(a, b):
+    return ((a - b).norm() / b.norm()).item()
+
+
+def test_exact_when_every_value_is_an_int8_integer():
+    # amax 127 on both sides → both scales are 1, the INT8 values are the numbers themselves, and an integer
+    # matmul with INT32 sums is exact: the layer must give x @ Wᵀ + b to the last bit
+    g = torch.Generator().manual_seed(0)
+    w = torch.randint(-127, 128, (5, 7), generator=g).float()
+    w[0, 0] = 127.0
+    x = torch.randint(-127, 128, (4, 7), generator=g).float()
+    x[0, 0] = -127.0
+    lin = nn.Linear(7, 5)
+    with torch.no_grad():
+        lin.weight.copy_(w)
+        lin.bias.copy_(torch.arange(5.0))
+    q = quantize.DynamicInt8Linear(lin)
+    expect = (x.double() @ w.double().t() + torch.arange(5.0).double()).float()
+    assert torch.equal(q(x), expect)
+
+
+def test_close_to_float_and_to_torch_ao():
+    torch.manual_seed(0)
+    lin = nn.Linear(256, 128)
+    x = torch.randn(64, 256)
+    ref = lin(x).detach()
+    ours = quantize.DynamicInt8Linear(lin)(x)
+    assert _rel(ours, ref) < 0.02                       # 8 bits on each side: about 1% error
+    ao = pytest.importorskip("torch.ao.quantization")
+    theirs = ao.quantize_dynamic(nn.Sequential(lin), {nn.Linear}, dtype=torch.qint8)(x)
+    assert _rel(theirs, ref) < 0.02
+    assert _rel(ours, theirs) < 0.03                    # the two INT8 roundings differ a little, not more
+
+
+def test_one_scale_per_tensor_is_amax_over_127_and_rounds_to_nearest():
+    t = torch.tensor([0.5, -2.0, 1.0, 0.004])
+    s = quantize.int8_scale(t)
+    assert s.item() == pytest.approx(127 / 2.0)
+    assert quantize.to_int8(t, s).tolist() == [32, -127, 64, 0]      # 31.75 → 32, 63.5 → 64 (even), 0.254 → 0
+    assert quantize.int8_scale(torch.zeros(3)).isfinite()              # all zeros: a finite scale, not inf
+
+
+def test_saved_weights_are_int8_and_a_quarter_the_size():
+    lin = nn.Linear(512, 512, bias=False)
+    q = quantize.DynamicInt8Linear(lin)
+    sd = q.state_dict()
+    assert sd["weight_int8"].dtype == torch.int8 and "weight" not in sd
+
+    def size(m):
+        buf = io.BytesIO()
+        torch.save(m.state_dict(), buf)
+        return buf.tell()
+    assert 0.24 < size(q) / size(lin) < 0.27
+
+
+def test_quantize_dynamic_swaps_every_linear_of_tinygpt_and_keeps_the_loss():
+    torch.manual_seed(0)
+    model = TinyGPT(GPTConfig(vocab_size=40, block_size=16, n_layer=2, n_head=2, n_embd=32)).eval()
+    x = torch.randint(0, 40, (4, 16))
+    q = quantize.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+    assert not any(isinstance(m, nn.Linear) for m in q.modules())
+    assert any(isinstance(m, nn.Linear) for m in model.modules())     # a copy: the original is untouched
+    with torch.no_grad():
+        _, loss = model(x, x)
+        _, qloss = q(x, x)
+    assert abs(qloss.item() - loss.item()) < 0.05
+
+
+def test_bad_input_gets_a_bengali_message():
+    with pytest.raises(TypeError, match="nn.Linear চাই"):
+        quantize.DynamicInt8Linear(nn.Conv1d(2, 2, 1))
+    with pytest.raises(ValueError, match="শুধু nn.Linear আর torch.qint8"):
+        quantize.quantize_dynamic(nn.Linear(2, 2), {nn.Linear}, dtype=torch.float16)
+    with pytest.raises(ValueError, match="in_features"):
+        quantize.DynamicInt8Linear(nn.Linear(4, 2))(torch.zeros(3, 5))
+    bad = nn.Linear(2, 2)
+    with torch.no_grad():
+        bad.weight[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="non-finite"):
+        quantize.DynamicInt8Linear(bad)
+
+
+def test_lesson_06_falls_back_to_mishran_when_torch_ao_quantization_is_gone(monkeypatch):
+    nb = json.loads((ROOT / "notebooks" / "06_where_memory_goes.ipynb").read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in nb["cells"]
+                if c["cell_type"] == "code" and "from mishran.quantize import quantize_dynamic" in "".join(c["source"]))
+    block = cell[cell.index("try:"):cell.index("cpu_teacher =")]         # the lesson's own try/except, as written
+    monkeypatch.setitem(sys.modules, "torch.ao.quantization", None)      # what a torch without it looks like
+    scope = {"torch": torch}
+    exec(block, scope)                                                   # noqa: S102 — our own notebook's code
+    assert scope["quantize_dynamic"] is quantize.quantize_dynamic
+    assert "mishran.quantize" in scope["where"]
+    monkeypatch.delitem(sys.modules, "torch.ao.quantization")
+    scope = {"torch": torch}
+    exec(block, scope)                                                   # noqa: S102
+    assert scope["quantize_dynamic"] is not quantize.quantize_dynamic    # torch's own, while torch has it
