@@ -18,15 +18,16 @@ import copy
 import torch
 from torch import nn
 
+from mishran.fp8 import AMAX_FLOOR, amax
+
 __all__ = ["INT8_MAX", "int8_scale", "to_int8", "DynamicInt8Linear", "quantize_dynamic"]
 
 INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
-AMAX_FLOOR = 1e-12          # সব শূন্য হলে scale অসীম না হয় (fp8.AMAX_FLOOR-এর মতো)
 
 
 def int8_scale(x: torch.Tensor) -> torch.Tensor:
-    """scale = 127 ÷ amax: সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে।"""
-    return INT8_MAX / x.detach().float().abs().max().clamp(min=AMAX_FLOOR)
+    """scale = 127 ÷ amax (পাঠ ০৭-এর FP8-এর মতোই, সব শূন্য হলে সেই নিচের সীমা): সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে।"""
+    return INT8_MAX / amax(x).clamp(min=AMAX_FLOOR)
 
 
 def to_int8(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
