@@ -1,0 +1,140 @@
+"""প্রশিক্ষণের precision-এর একমাত্র মালিক: নাম, dtype, এই device-এ কোনটা, তার autocast আর GradScaler (পাঠ ০৩, ০৫)।
+
+nanoGPT-এর মতো একটা নাম থেকেই বাকি সব আসে:
+
+    name = resolve("auto", "cuda")             # T4 → 'fp16', A100/H100/CPU → 'bf16'
+    ctx = autocast("cuda", name)               # fp32-এ বন্ধ (disabled) context
+    scaler = grad_scaler("cuda", name)         # শুধু fp16-এ চালু
+
+DeepSpeed-এর config-এও একই নাম: ds_block(name) config-এর block দেয়, from_ds_config(config) নামটা ফেরত পড়ে।
+নতুন একটি precision-এর নাম যোগ করতে শুধু এই ফাইলটি বদলাতে হয়।
+"""
+from __future__ import annotations
+
+import torch
+
+__all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "device_type", "for_device", "resolve",
+           "needs_loss_scaling", "autocast", "grad_scaler", "ds_block", "from_ds_config"]
+
+PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+"""প্রশিক্ষণের precision-এর নাম → যে dtype-এ হিসাব চলে (autocast-এর dtype; fp32 মানে autocast বন্ধ)।"""
+
+NAMES = tuple(PRECISIONS)
+
+# DeepSpeed config-এর যে block যে precision চালু করে ("bfloat16" DeepSpeed-এর পুরোনো বানান, একই জিনিস)
+_DS_KEYS = {"fp16": ("fp16",), "bf16": ("bf16", "bfloat16")}
+
+
+def check(name, allow_auto: bool = False, error: type[Exception] = ValueError) -> str:
+    """name একটি চেনা precision কি না দেখে ফেরত দেয়; না হলে বাংলা + ইংরেজি বার্তায় `error` (সব পাঠ)।
+
+    allow_auto=True হলে 'auto' (এই device দেখে বাছাই) আর None-ও চলে, দুটোই 'auto' হিসেবে ফেরে।
+    """
+    if allow_auto and (name is None or name == "auto"):
+        return "auto"
+    if isinstance(name, str) and name in PRECISIONS:
+        return name
+    hint = ""
+    if name == "tf32":
+        hint = (" TF32 কোনো autocast dtype নয়, এটি FP32 matmul-এর একটি mode: precision='fp32' রেখে "
+                "torch.set_float32_matmul_precision('high') চালু করো।")
+    elif isinstance(name, torch.dtype) and name in PRECISIONS.values():
+        hint = f" dtype নয়, নাম দাও: {name_of(name)!r}।"
+    choices = ", ".join(repr(n) for n in (("auto",) if allow_auto else ()) + NAMES)
+    raise error(f"অচেনা precision {name!r} (unknown precision); বেছে নাও: {choices}।{hint}")
+
+
+def dtype_of(name) -> torch.dtype:
+    """'bf16' → torch.bfloat16; fp32 → torch.float32।"""
+    return PRECISIONS[check(name)]
+
+
+def name_of(dtype) -> str:
+    """torch.bfloat16 → 'bf16' (PRECISIONS-এর উল্টো)।"""
+    for name, known in PRECISIONS.items():
+        if dtype == known:
+            return name
+    raise ValueError(f"dtype {dtype!r} কোনো প্রশিক্ষণের precision নয় (not a training precision); চেনা: "
+                     f"{', '.join(str(d).removeprefix('torch.') for d in PRECISIONS.values())}")
+
+
+def device_type(device, error: type[Exception] = ValueError) -> str:
+    """'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'; অন্য কিছু হলে বাংলা + ইংরেজি বার্তায় ভুল।
+
+    GPU আছে কি না এখানে দেখা হয় না: নাম পড়া আর যন্ত্র যাচাই দুটো আলাদা কাজ (যাচাই: util.as_device)।
+    """
+    if isinstance(device, torch.device):
+        return device.type
+    if not isinstance(device, str):
+        raise error(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); পেয়েছি {device!r}")
+    try:
+        return torch.device(device).type
+    except RuntimeError:
+        raise error(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
+
+
+def for_device(device=None, capability=None) -> str:
+    """এই device-এ mixed precision-এর নাম: CPU আর sm_80+ → 'bf16', sm_70/sm_75 (T4) → 'fp16', পুরোনো → 'fp32'।
+
+    নিয়মটা mishran.hardware.recommended_amp_dtype-এর (capability দেখে; MISHRAN_SIMULATE_CC মেনে); capability দিলে
+    GPU ছাড়াই সিদ্ধান্তটা দেখা যায় (পাঠ ০০, ০৫, ০৮)।
+    """
+    from .hardware import recommended_amp_dtype
+
+    if capability is not None:
+        device = "cuda"
+    return name_of(recommended_amp_dtype(None if device is None else device_type(device), capability))
+
+
+def resolve(name, device=None, capability=None) -> str:
+    """'auto' (বা None) হলে for_device(device), নইলে যাচাই করা নামটাই।"""
+    name = check(name, allow_auto=True)
+    return for_device(device, capability) if name == "auto" else name
+
+
+def needs_loss_scaling(name) -> bool:
+    """FP16-এর পরিসর ছোট, তাই loss scaling লাগে; BF16-এর পরিসর FP32-এর সমান, লাগে না (পাঠ ০২)। নাম বা dtype।"""
+    return (name_of(name) if isinstance(name, torch.dtype) else check(name)) == "fp16"
+
+
+def autocast(device, name):
+    """এই device আর precision-এর autocast context (পাঠ ০৩)। fp32-এ এটি বন্ধ থাকে — একই কোড, সুইচ আলাদা।"""
+    dtype = dtype_of(name)
+    return torch.amp.autocast(device_type(device), dtype=dtype, enabled=name != "fp32")
+
+
+def grad_scaler(device, name, **kwargs) -> torch.amp.GradScaler:
+    """GradScaler, যা শুধু যেখানে loss scaling লাগে (fp16) সেখানে চালু (পাঠ ০৩)।
+
+    kwargs (init_scale, growth_interval, ...) সোজা torch.amp.GradScaler-এ যায়।
+    """
+    return torch.amp.GradScaler(device_type(device), enabled=needs_loss_scaling(name), **kwargs)
+
+
+def ds_block(name) -> dict:
+    """DeepSpeed config-এ এই precision-এর block: {'bf16': {'enabled': True}}; fp32-এ {} (পাঠ ০৫)।
+
+    FP16-এর loss scaling-এর key-গুলো (loss_scale, hysteresis, ...) mishran.ds_config যোগ করে।
+    """
+    name = check(name)
+    return {_DS_KEYS[name][0]: {"enabled": True}} if name in _DS_KEYS else {}
+
+
+def from_ds_config(config: dict) -> str:
+    """একটি DeepSpeed config কোন precision চালু করে: 'fp16', 'bf16' বা 'fp32' (পাঠ ০৫, ০৮)।
+
+    একটা block থাকলেই হয় না, তার "enabled" সত্য হতে হয় — DeepSpeed-ও তা-ই দেখে। দুটি একসঙ্গে চালু হলে ভুল।
+    """
+    if not isinstance(config, dict):
+        raise TypeError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}")
+    found = []
+    for name, keys in _DS_KEYS.items():
+        for key in keys:
+            block = config.get(key)
+            if isinstance(block, dict) and block.get("enabled", False):
+                found.append(name)
+                break
+    if len(found) > 1:
+        raise ValueError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled); config-এ "
+                         "একটির enabled মুছে দাও।")
+    return found[0] if found else "fp32"
