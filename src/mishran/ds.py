@@ -31,8 +31,8 @@ import torch
 from .ds_config import DeepSpeedConfigError, validate_config
 from .util import free_port, package_version
 
-__all__ = ["setup_single_process", "initialize", "release", "current_engine", "loss_scale_of", "LossScaleRow",
-           "LossScaleLog", "model_state_bytes"]
+__all__ = ["setup_single_process", "initialize", "release", "current_engine", "engine_step", "loss_scale_of",
+           "LossScaleRow", "LossScaleLog", "model_state_bytes"]
 
 
 # ---------------------------------------------------------------- এক process, launcher ছাড়া
@@ -182,6 +182,24 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, **kwargs):
     engine, *_ = deepspeed.initialize(model=model, optimizer=optimizer, config=copy.deepcopy(config), **kwargs)
     _ENGINE = engine
     return engine
+
+
+def engine_step(engine, micro_batches) -> torch.Tensor:
+    """DeepSpeed engine-এর একটি optimizer step: প্রতিটি micro-batch-এ forward, backward, step (পাঠ ০৫, ০৮)।
+
+    micro_batches: (x, y) জোড়ার তালিকা, এই rank-এর, সংখ্যায় config-এর gradient_accumulation_steps।
+    engine.backward() নিজেই loss-কে accumulation দিয়ে ভাগ করে (FP16-এ scale-ও করে); engine.step() প্রতিটি
+    micro-batch-এ ডাকতে হয় — সে শুধু সীমানায় gradient-এর গড় নেয়, optimizer step দেয় আর gradient মোছে।
+    ফেরত: micro-batch-গুলোর loss-এর যোগফল (FP32, device-এ; host-এ আনা হয় না, তাই sync নেই)।
+    """
+    device = engine.device
+    total = torch.zeros((), device=device)
+    for x, y in micro_batches:
+        _, loss = engine(x.to(device, non_blocking=True), y.to(device, non_blocking=True))
+        engine.backward(loss)
+        engine.step()
+        total += loss.detach().float()
+    return total
 
 
 # ---------------------------------------------------------------- loss scale-এর খাতা
