@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from mishran import hardware
+from mishran import hardware, simulation
 from mishran.hardware import capability_features, recommended_amp_dtype
 
 GPUS = {  # name: (compute capability, the dtype the course recommends)
@@ -190,7 +190,7 @@ def test_guard_records_what_a_t4_could_not_run(monkeypatch, tmp_path):
     log = tmp_path / "violations.txt"
     monkeypatch.setenv(hardware.SIMULATE_ENV, "7.5")
     before = torch.get_float32_matmul_precision()
-    undo = hardware.guard_simulation(log)
+    undo = simulation.guard_simulation(log)
     try:
         import warnings
         with warnings.catch_warnings():
@@ -210,15 +210,51 @@ def test_guard_records_what_a_t4_could_not_run(monkeypatch, tmp_path):
         undo()
         torch.set_float32_matmul_precision(before)
     assert torch.amp.autocast.__init__.__name__ == "__init__"                  # undone
+    assert torch.set_float32_matmul_precision.__name__ == "set_float32_matmul_precision"
+    assert torch._scaled_mm.__name__ == "_scaled_mm"
 
 
 def test_guard_is_off_without_the_switch_and_strict_raises(monkeypatch):
     monkeypatch.delenv(hardware.SIMULATE_ENV, raising=False)
-    assert hardware.guard_simulation() is None
+    assert simulation.guard_simulation() is None
     monkeypatch.setenv(hardware.SIMULATE_ENV, "7.0")
-    undo = hardware.guard_simulation(strict=True)
+    undo = simulation.guard_simulation(strict=True)
     try:
         with pytest.raises(RuntimeError, match="TF32"):
             torch.set_float32_matmul_precision("medium")
     finally:
         undo()
+
+
+def test_guard_records_fp8_matmul_below_sm89(monkeypatch, tmp_path):
+    """torch._scaled_mm is the FP8 path: an sm_80 (A100) simulation records it, an sm_90 one does not."""
+    log = tmp_path / "violations.txt"
+    calls = []
+
+    def stand_in(*args):
+        calls.append(args)
+        return "ran"
+
+    monkeypatch.setattr(torch, "_scaled_mm", stand_in)
+    for cc, recorded in (("9.0", 0), ("8.0", 1)):
+        monkeypatch.setenv(hardware.SIMULATE_ENV, cc)
+        undo = simulation.guard_simulation(log)
+        try:
+            assert torch._scaled_mm(1, 2) == "ran"                  # the call itself still goes through
+        finally:
+            undo()
+        lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        assert len(lines) == recorded
+    assert "FP8 matmul" in lines[0] and "sm_80" in lines[0] and "test_hardware.py" in lines[0]
+    assert len(calls) == 2 and torch._scaled_mm is stand_in        # undone: the stand-in is back
+
+
+def test_hardware_does_not_import_the_guard():
+    """The module learners ask about their GPU has no testing harness in it: imports go simulation -> hardware."""
+    import ast
+    import inspect
+    tree = ast.parse(inspect.getsource(hardware))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any("simulation" in name for name in imported)
+    assert not hasattr(hardware, "guard_simulation") and "guard_simulation" not in hardware.__all__
