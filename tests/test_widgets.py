@@ -308,3 +308,125 @@ def test_deepspeed_itself_fails_on_an_infinite_scale():
         dist.get_rank = original
     rows = simulate_timeline("deepspeed", interval=1, hysteresis=1, p_overflow=0.0, steps=10, init_scale=2.0 ** 1023)
     assert rows[-1]["event"] == "error" and rows[-1]["error"].startswith("OverflowError")
+
+
+# ---- the calculator's answers before it became an ast evaluator ----
+# Recorded from the hand-written tokenizer and recursive-descent parser that widgets.parse_number used until the
+# ast rewrite (its _tokens/_Parser), by calling it on each text below and writing down the float it returned or
+# the ValueError message it raised. The rewrite must give the same answer to every one: value (sign of zero and
+# NaN included) or the same message.
+INF = math.inf
+NAN, EMPTY, POWER, NOT_A_NUMBER, TOO_LONG = "nan", "empty", "power", "not a number", "too long"
+MESSAGES = {
+    EMPTY: "একটি সংখ্যা লেখো (type a number), যেমন 0.1 বা 65520",
+    POWER: "ঘাতের (power) জন্য Python-এর মতো ** লেখো, যেমন 2**-24 (^ নয়)",
+    NOT_A_NUMBER: "'{text}' সংখ্যা হিসেবে পড়া গেল না (not a number); লেখো যেমন 0.1, 1e-5, 2**-24, 1/3, -8**0.5 বা "
+                  "10**400",
+    TOO_LONG: "লেখাটি খুব লম্বা ({n} অক্ষর; too long) — 200 অক্ষরের মধ্যে একটি সংখ্যা লেখো",
+}
+OLD_ANSWERS = [
+    ('0.1', 0.1), (' 65520 ', 65520.0), ('2**-24', 5.960464477539063e-08), ('1/4', 0.25), ('৬৫৫০৪', 65504.0),
+    ('−3', -3.0), ('1,000', 1000.0), ('inf', INF), ('', EMPTY), ('abc', NOT_A_NUMBER), ('1e', NOT_A_NUMBER),
+    ('2**', NOT_A_NUMBER), ('1 2', NOT_A_NUMBER), ('((1)', NOT_A_NUMBER), ('2^10', POWER), ("x" * 300, TOO_LONG),
+    ('10**400', INF), ('-10**400', -INF), ('2**2**2**2**2**2', INF), ('(-2)**1025', -INF),
+    ('-8**0.5', -2.8284271247461903), ('-2**2', -4.0), ('2**2**3', 256.0), ('2*-3', -6.0), ('1/0', INF),
+    ('-1/0', -INF), ('1/-0.0', -INF), ('10**-400', 0.0), ('(1+2)*3', 9.0), ('1e308*10', INF), ('３.５', 3.5),
+    ('٣', 3.0), ('1_000', 1000.0), ('6 ÷ 4', 1.5), ('0/0', NAN), ('(-8)**0.5', NAN), ('inf-inf', NAN),
+    ('0*inf', NAN), ('nan', NAN), ("(" * 60 + "1" + ")" * 60, 1.0), ("9" + "**9" * 60, INF),
+    ("(" * 150 + "1" + ")" * 150, TOO_LONG), ('2**-149', 1.401298464324817e-45), ('-(2**15)', -32768.0),
+    ('1/3', 0.3333333333333333), ('1e309', INF), ('-inf', -INF), ('2**2**10', INF), ('9**9**9', INF),
+    ('9**9**9**9', INF), ('10**10**10', INF), ("__import__('os')", NOT_A_NUMBER), ('a.b', NOT_A_NUMBER),
+    ('[1]', NOT_A_NUMBER), ('lambda:0', NOT_A_NUMBER), ('   ', EMPTY), ('1e-8', 1e-08), ('1E-8', 1e-08),
+    ('1e+5', 100000.0), ('2.5E+3', 2500.0), ('.5', 0.5), ('5.', 5.0), ('-0', -0.0), ('+0', 0.0), ('-0.0', -0.0),
+    ('0.0', 0.0), ('65504', 65504.0), ('65519.99', 65519.99), ('3.14159', 3.14159), ('1e-45', 1e-45),
+    ('1.4e-45', 1.4e-45), ('5e-324', 5e-324), ('1e-400', 0.0), ('1.7976931348623157e308', 1.7976931348623157e+308),
+    ('1.8e308', INF), ('123456789012345678901234567890', 1.2345678901234568e+29), ('1_000_000', 1000000.0),
+    ('1__0', NOT_A_NUMBER), ('1_', NOT_A_NUMBER), ('_1', NOT_A_NUMBER), ('1._5', NOT_A_NUMBER), ('1.5_5', 1.55),
+    ('1e5_0', 1e+50), ('1e_5', NOT_A_NUMBER), ('1..2', NOT_A_NUMBER), ('1.2.3', NOT_A_NUMBER), ('.', NOT_A_NUMBER),
+    ('..', NOT_A_NUMBER), ('...', NOT_A_NUMBER), ('._', NOT_A_NUMBER), ('007', 7.0), ('00.5', 0.5), ('0_0', 0.0),
+    ('0_7', 7.0), ('01e3', 1000.0), ('0x10', NOT_A_NUMBER), ('0b1', NOT_A_NUMBER), ('0o7', NOT_A_NUMBER),
+    ('1j', NOT_A_NUMBER), ('2J', NOT_A_NUMBER), ('1e', NOT_A_NUMBER), ('1e+', NOT_A_NUMBER), ('1e-', NOT_A_NUMBER),
+    ('2e3e4', NOT_A_NUMBER), ('INF', INF), ('Infinity', INF), ('-Infinity', -INF), ('NaN', NAN), ('nAn', NAN),
+    ('-nan', NAN), ('+inf', INF), ('infinity', INF), ('infin', NOT_A_NUMBER), ('inf2', NOT_A_NUMBER),
+    ('2inf', NOT_A_NUMBER), ('nan_', NOT_A_NUMBER), ('∞', INF), ('-∞', -INF), ('1/∞', 0.0), ('∞-∞', NAN),
+    ('inf inf', NOT_A_NUMBER), ('e', NOT_A_NUMBER), ('e5', NOT_A_NUMBER), ('E', NOT_A_NUMBER), ('pi', NOT_A_NUMBER),
+    ('e**2', NOT_A_NUMBER), ('tau', NOT_A_NUMBER), ('1+2*3', 7.0), ('(1+2)*3', 9.0), ('2**3**2', 512.0),
+    ('(2**3)**2', 64.0), ('-2**-2', -0.25), ('2**-2**2', 0.0625), ('2**+3', 8.0), ('--1', 1.0), ('-+-1', 1.0),
+    ('+-+-1', 1.0), ('- 1', -1.0), ('1 - -1', 2.0), ('1--1', 2.0), ('2* *3', NOT_A_NUMBER),
+    ('2 * * 3', NOT_A_NUMBER), ('2 ** 3', 8.0), ('2**-0.5', 0.7071067811865476), ('0**0', 1.0), ('0**-1', INF),
+    ('-0.0**-1', -INF), ('0.0**-2', INF), ('(-0.0)**-1', -INF), ('(-0.0)**-2', INF), ('(-1)**inf', 1.0),
+    ('1**nan', 1.0), ('nan**0', 1.0), ('(-2)**0.5', NAN), ('(-2)**3', -8.0), ('(-2)**2', 4.0),
+    ('-2**0.5', -1.4142135623730951), ('(-8)**(1/3)', NAN), ('inf**0', 1.0), ('inf**-1', 0.0), ('(-inf)**3', -INF),
+    ('(-inf)**2', INF), ('(-inf)**-3', -0.0), ('2**1024', INF), ('2**1023*2', INF), ('-(2**1024)', -INF),
+    ('(-2)**1024', INF), ('(-2)**2000.5', NAN), ('(-2)**1e300', INF), ('(-2)**(-1e300)', 0.0), ('0.5**2000', 0.0),
+    ('1e308+1e308', INF), ('-1e308-1e308', -INF), ('1e308*-10', -INF), ('inf*0', NAN), ('inf/inf', NAN),
+    ('0/inf', 0.0), ('1/inf', 0.0), ('-1/inf', -0.0), ('0/-0.0', NAN), ('-0.0/0', NAN), ('nan/0', NAN),
+    ('inf/0', INF), ('-inf/0', -INF), ('1/(0*-1)', -INF), ('5/-0', -INF), ('2//3', NOT_A_NUMBER),
+    ('7%2', NOT_A_NUMBER), ('2@3', NOT_A_NUMBER), ('~1', NOT_A_NUMBER), ('1<2', NOT_A_NUMBER),
+    ('1==1', NOT_A_NUMBER), ('1 if 1 else 2', NOT_A_NUMBER), ('not 1', NOT_A_NUMBER), ('1 and 2', NOT_A_NUMBER),
+    ('1 or 0', NOT_A_NUMBER), ('(1,2)', 12.0), ('1,5', 15.0), ('1,000.5', 1000.5), ('()', NOT_A_NUMBER),
+    ('(', NOT_A_NUMBER), (')', NOT_A_NUMBER), ('(1))', NOT_A_NUMBER), ('1(2)', NOT_A_NUMBER),
+    ('(1)(2)', NOT_A_NUMBER), ('2(3)', NOT_A_NUMBER), ('[1]', NOT_A_NUMBER), ('{1}', NOT_A_NUMBER),
+    ('{}', NOT_A_NUMBER), ("'1'", NOT_A_NUMBER), ('"1"', NOT_A_NUMBER), ("b'1'", NOT_A_NUMBER),
+    ("f'1'", NOT_A_NUMBER), ('1;2', NOT_A_NUMBER), ('1 # comment', NOT_A_NUMBER), ('#', NOT_A_NUMBER),
+    ('1\n+2', 3.0), ('1\t+\t2', 3.0), ('\xa01\xa0', 1.0), ('1\u2009+\u20092', 3.0), ('\\', NOT_A_NUMBER),
+    ('1 \\\n+ 2', NOT_A_NUMBER), ('x', NOT_A_NUMBER), ('x1', NOT_A_NUMBER), ('a', NOT_A_NUMBER),
+    ('None', NOT_A_NUMBER), ('True', NOT_A_NUMBER), ('False', NOT_A_NUMBER), ('abs(-1)', NOT_A_NUMBER),
+    ("float('inf')", NOT_A_NUMBER), ('math.pi', NOT_A_NUMBER), ('1.real', NOT_A_NUMBER), ('1..real', NOT_A_NUMBER),
+    ('1 .real', NOT_A_NUMBER), ('(1).real', NOT_A_NUMBER), ('[1][0]', NOT_A_NUMBER), ('*1', NOT_A_NUMBER),
+    ('**1', NOT_A_NUMBER), ('2*', NOT_A_NUMBER), ('*', NOT_A_NUMBER), ('+', NOT_A_NUMBER), ('-', NOT_A_NUMBER),
+    ('/', NOT_A_NUMBER), ('**', NOT_A_NUMBER), ('+1', 1.0), ('2+', NOT_A_NUMBER), ('2 +', NOT_A_NUMBER),
+    ('()+1', NOT_A_NUMBER), ('1+()', NOT_A_NUMBER), ('$1', NOT_A_NUMBER), ('1€', NOT_A_NUMBER), ('१२३', 123.0),
+    ('๓', 3.0), ('２**１０', 1024.0), ('²', NOT_A_NUMBER), ('2²', NOT_A_NUMBER), ('½', NOT_A_NUMBER), ('1/2', 0.5),
+    ('Ⅻ', NOT_A_NUMBER), ('🙂', NOT_A_NUMBER), ('é', NOT_A_NUMBER), ('ৎ', NOT_A_NUMBER), ('অ', NOT_A_NUMBER),
+    ('১e৩', 1000.0), ('১.৫', 1.5), ('−১', -1.0), ('٣٫٥', NOT_A_NUMBER), ('1×2', 2.0), ('1 × 2', 2.0), ('6÷0', INF),
+    ('1–2', -1.0), ('await x', NOT_A_NUMBER), ('yield 1', NOT_A_NUMBER), ('x:=1', NOT_A_NUMBER),
+    ('1 is 1', NOT_A_NUMBER), ('1 in 1', NOT_A_NUMBER), ('...', NOT_A_NUMBER), ('Ellipsis', NOT_A_NUMBER),
+    ('ｉｎｆ', NOT_A_NUMBER), ('ＮａＮ', NOT_A_NUMBER), ('inf\u200b', NOT_A_NUMBER),
+    ("1" * 200, 1.1111111111111111e+199),
+    ("1" * 201, TOO_LONG), ('2**-1074', 5e-324), ('2**-1075', 0.0), ('2**-1076', 0.0), ('3*2**-1075', 0.0),
+    ('-2**-1075', -0.0), ('0.1+0.2', 0.30000000000000004), ('1-0.9', 0.09999999999999998), ('1e16+1', 1e+16),
+    ('2**53+1', 9007199254740992.0), ('1/3*3', 1.0), ('(1/3)*3', 1.0), ('10**-5', 1e-05), ('1e-5*1e5', 1.0),
+    ('6.02e23', 6.02e+23), ('6.62607015e-34', 6.62607015e-34), ("-" * 199 + "1", -1.0), ("-" * 200 + "1", TOO_LONG),
+    ("+" * 150 + "1", 1.0), ("(" * 99 + "1" + ")" * 99, 1.0), ("(" * 100 + "1" + ")" * 100, TOO_LONG),
+    ("2" + "**2" * 99, TOO_LONG), ("-(" * 66 + "1" + ")" * 66, 1.0),
+]
+
+
+def _old_message(text, kind):
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    return MESSAGES[kind].format(text=shown, n=len(text.strip()))
+
+
+@pytest.mark.parametrize("text,answer", OLD_ANSWERS, ids=[repr(t)[:30] for t, _ in OLD_ANSWERS])
+def test_parse_number_gives_the_old_parsers_answer(text, answer):
+    if isinstance(answer, float):
+        got = parse_number(text)
+        assert got == answer and math.copysign(1, got) == math.copysign(1, answer), (text, got, answer)
+    elif answer == NAN:
+        assert math.isnan(parse_number(text))
+    else:
+        with pytest.raises(ValueError) as err:
+            parse_number(text)
+        assert str(err.value) == _old_message(text, answer)
+
+
+def test_the_oracle_covers_the_named_cases():
+    texts = {t for t, _ in OLD_ANSWERS}
+    assert {"10**400", "-8**0.5", "0/0", "2**-149", "-(2**15)", "1/3", "1e309", "nan", "-inf", "2**2**10", "9**9**9",
+            "__import__('os')", "a.b", "[1]", "lambda:0", ""} <= texts and len(texts) > 280
+
+
+def test_parse_number_runs_no_python():
+    """A call in the text is refused, never made: the evaluator has no eval() and no name but inf/nan."""
+    import builtins
+    calls = []
+    real = builtins.__import__
+    try:
+        builtins.__import__ = lambda *a, **k: calls.append(a) or real(*a, **k)
+        for text in ("__import__('os')", "abs(-1)", "float('inf')", "(1).real", "open('x')"):
+            with pytest.raises(ValueError, match="not a number"):
+                parse_number(text)
+    finally:
+        builtins.__import__ = real
+    assert not calls

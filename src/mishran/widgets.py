@@ -6,10 +6,14 @@ Output, VBox আর observe ব্যবহার করে।
 """
 from __future__ import annotations
 
+import ast
 import html
 import math
+import operator
 import random
+import re
 import unicodedata
+import warnings
 
 from . import formats
 from .display import table_html
@@ -22,11 +26,14 @@ DEFAULT_FORMATS = ("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3")
 
 
 _DIGITS = "0123456789"
-_OPERATORS = ("**", "+", "-", "*", "/", "(", ")")
 _SYMBOLS = str.maketrans({"−": "-", "–": "-", "×": "*", "÷": "/", "∞": " inf ", ",": None})
 MAX_INPUT = 200                     # এর চেয়ে লম্বা লেখা পড়ি না (bit explorer-এর বাক্সে একটি সংখ্যা লেখার কথা)
 NOT_A_NUMBER = ("'{text}' সংখ্যা হিসেবে পড়া গেল না (not a number); লেখো যেমন 0.1, 1e-5, 2**-24, 1/3, "
                 "-8**0.5 বা 10**400")
+# সংখ্যা যেভাবে লেখা যায়: 12, 1_000, .5, 5., 1e-5 — প্রতিটি float() দিয়ে পড়া, তাই 007-ও 7 আর 1..2 ভুল
+_NUMBER = re.compile(r"[0-9.][0-9._]*(?:[eE][+-]?[0-9][0-9_]*)?")
+_ALLOWED = re.compile(r"[0-9A-Za-z._+\-*/() ]*")
+_NAMED = {"inf": math.inf, "infinity": math.inf, "nan": math.nan}
 
 
 def _ascii_digits(text: str) -> str:
@@ -36,45 +43,6 @@ def _ascii_digits(text: str) -> str:
         d = unicodedata.decimal(ch, None)
         out.append(_DIGITS[d] if d is not None else ch)
     return "".join(out)
-
-
-def _tokens(s: str) -> list:
-    """লেখা → সংখ্যা (float) আর চিহ্নের তালিকা; অচেনা কিছু পেলে ValueError।"""
-    out, i = [], 0
-    while i < len(s):
-        ch = s[i]
-        if ch.isspace():
-            i += 1
-        elif s.startswith("**", i):
-            out.append("**")
-            i += 2
-        elif ch in "+-*/()":
-            out.append(ch)
-            i += 1
-        elif ch.isdigit() or ch == ".":
-            j = i
-            while j < len(s) and (s[j].isdigit() or s[j] in "._"):
-                j += 1
-            if j < len(s) and s[j] in "eE":                       # 1e-5, 2.5E+3
-                k = j + 1 + (j + 1 < len(s) and s[j + 1] in "+-")
-                if k < len(s) and s[k].isdigit():
-                    j = k
-                    while j < len(s) and (s[j].isdigit() or s[j] == "_"):
-                        j += 1
-            out.append(float(s[i:j]))                              # '1..2' বা '1_' হলে ValueError
-            i = j
-        elif ch.isalpha():
-            j = i
-            while j < len(s) and s[j].isalpha():
-                j += 1
-            word = s[i:j].lower()
-            if word not in ("inf", "infinity", "nan"):
-                raise ValueError(word)
-            out.append(float(word))
-            i = j
-        else:
-            raise ValueError(ch)
-    return out
 
 
 def _divide(a: float, b: float) -> float:
@@ -102,68 +70,40 @@ def _power(a: float, b: float) -> float:
         return math.nan
 
 
-class _Parser:
-    """Python-এর নিয়মে: ** ডানদিক থেকে, আর unary '-'-এর চেয়ে শক্ত (-8**0.5 = -(8**0.5)); + - * / ( )।"""
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: _divide, ast.Pow: _power}
 
-    def __init__(self, tokens):
-        self.tokens, self.i = tokens, 0
 
-    def peek(self):
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
+def _evaluate(node) -> float:
+    """ast-এর গাছ থেকে মান, শুধু এই কয়টি গিঁট চিনে: float, inf/nan, + - * / **, একক ±। বাকি সব ValueError।
 
-    def take(self):
-        tok = self.peek()
-        if tok is None:
-            raise ValueError("end")
-        self.i += 1
-        return tok
+    কিছুই Python-কে চালাতে দেওয়া হয় না (eval নেই); সব হিসাব float-এ, তাই 9**9**9-ও সঙ্গে সঙ্গে inf।
+    """
+    if isinstance(node, ast.Constant) and type(node.value) is float:
+        return node.value
+    if isinstance(node, ast.Name) and node.id.lower() in _NAMED:
+        return _NAMED[node.id.lower()]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        value = _evaluate(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    raise ValueError(type(node).__name__)
 
-    def expr(self):                       # expr := term (('+'|'-') term)*
-        value = self.term()
-        while self.peek() in ("+", "-"):
-            op, rhs = self.take(), self.term()
-            value = value + rhs if op == "+" else value - rhs
-        return value
 
-    def term(self):                       # term := factor (('*'|'/') factor)*
-        value = self.factor()
-        while self.peek() in ("*", "/"):
-            op, rhs = self.take(), self.factor()
-            value = value * rhs if op == "*" else _divide(value, rhs)
-        return value
-
-    def factor(self):                     # factor := ('+'|'-') factor | power
-        if self.peek() in ("+", "-"):
-            sign = self.take()
-            value = self.factor()
-            return -value if sign == "-" else value
-        return self.power()
-
-    def power(self):                      # power := atom ['**' factor]
-        base = self.atom()
-        if self.peek() == "**":
-            self.take()
-            return _power(base, self.factor())
-        return base
-
-    def atom(self):                       # atom := number | '(' expr ')'
-        tok = self.take()
-        if isinstance(tok, float):
-            return tok
-        if tok == "(":
-            value = self.expr()
-            if self.take() != ")":
-                raise ValueError(")")
-            return value
-        raise ValueError(tok)
+def _number(match) -> str:
+    """লেখা একটি সংখ্যা → float-এর repr (inf হলে 'inf'), যাতে Python-এর parser শুধু দশমিক float দেখে:
+    007, 0_7-এর মতো যা Python-এ লেখা চলে না, সেগুলোও তখন সাধারণ সংখ্যা। দুই পাশে ফাঁক, যাতে পাশাপাশি দুটি
+    সংখ্যা ('2.5e-3202.5') জুড়ে একটি হয়ে না যায়।"""
+    return f" {float(match.group())!r} "          # '1..2', '1_' হলে ValueError
 
 
 def parse_number(text: str) -> float:
     """বাক্সে লেখা সংখ্যা বা ছোট হিসাব → float (পাঠ ০১-এর bit explorer)।
 
     পড়ে: '1e-5', '65520', '-0', 'inf', 'nan', '2**-24', '1/3', '(1+2)*3', বাংলা অঙ্ক '৬৫৫০৪', '1,000'।
-    হিসাব চলে Python-এর ক্রমে, কিন্তু IEEE 754 float-এর মতো: 10**400 = inf, 0/0 = NaN, 1/0 = inf,
-    (-8)**0.5 = NaN — exception নয়, কারণ FP16/FP32 নিজেও তাই দেয়। না পড়া গেলে বাংলা বার্তাসহ ValueError।
+    হিসাব চলে Python-এর ক্রমে (Python-এর নিজের parser, ast দিয়ে), কিন্তু IEEE 754 float-এর মতো: 10**400 = inf,
+    0/0 = NaN, 1/0 = inf, (-8)**0.5 = NaN — exception নয়, কারণ FP16/FP32 নিজেও তাই দেয়। না পড়া গেলে বাংলা
+    বার্তাসহ ValueError।
     """
     s = _ascii_digits(str(text)).translate(_SYMBOLS).strip()
     if not s:
@@ -172,13 +112,15 @@ def parse_number(text: str) -> float:
         raise ValueError(f"লেখাটি খুব লম্বা ({len(s)} অক্ষর; too long) — {MAX_INPUT} অক্ষরের মধ্যে একটি সংখ্যা লেখো")
     if "^" in s:
         raise ValueError("ঘাতের (power) জন্য Python-এর মতো ** লেখো, যেমন 2**-24 (^ নয়)")
+    s = "".join(" " if ch.isspace() else ch for ch in s)          # নতুন লাইন, tab, NBSP: সবই ফাঁক
     try:
-        parser = _Parser(_tokens(s))
-        value = parser.expr()
-        if parser.peek() is not None:
-            raise ValueError("extra")
-        return float(value)
-    except (ValueError, RecursionError):
+        if not _ALLOWED.fullmatch(s):                             # #, ', [, অ, é ... কখনো সংখ্যার অংশ নয়
+            raise ValueError(s)
+        with warnings.catch_warnings():                           # '2(3)'-এর SyntaxWarning বাক্সে ছাপা নয়
+            warnings.simplefilter("ignore")
+            tree = ast.parse(_NUMBER.sub(_number, s).strip(), mode="eval")
+        return float(_evaluate(tree.body))
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
         shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "…"
         raise ValueError(NOT_A_NUMBER.format(text=shown)) from None
 
