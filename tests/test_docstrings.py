@@ -1,13 +1,20 @@
-"""Every public name of the core modules has a docstring in Bengali that names the lesson teaching it (পাঠ ...)."""
+"""Every public name of the core modules has a docstring in Bengali that names the lesson teaching it (পাঠ ...);
+every name a lesson imports from mishran is in its module's __all__ (so this rule sees it)."""
+import ast
 import importlib
 import inspect
+import json
+from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[1]
 CORE = ["mishran.formats", "mishran.scaling", "mishran.train", "mishran.data", "mishran.models", "mishran.ds",
         "mishran.ds_config", "mishran.util", "mishran.exercises.core", "mishran.exercises.lesson01",
         "mishran.exercises.lesson02", "mishran.exercises.lesson03", "mishran.exercises.lesson04",
-        "mishran.exercises.lesson05"]
+        "mishran.exercises.lesson05", "mishran.hardware", "mishran.simulation", "mishran.plots", "mishran.widgets",
+        "mishran.fp8", "mishran.quantize", "mishran.ddp_demo"]
 
 
 def _public(module):
@@ -49,3 +56,69 @@ def test_every_public_name_has_a_bengali_docstring_naming_its_lesson(module_name
                 if not any("\u0980" <= ch <= "\u09ff" for ch in text):
                     missing.append(f"{name}.{attr}")
     assert not missing, f"{module_name}: {missing}"
+
+
+@pytest.mark.parametrize("module_name", CORE)
+def test_every_public_function_and_class_is_in_all(module_name):
+    """A public def or class left out of __all__ is skipped by the docstring rule above: none may be left out."""
+    module = importlib.import_module(module_name)
+    defined = [name for name, obj in vars(module).items() if not name.startswith("_")
+               and (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module_name]
+    assert hasattr(module, "__all__"), f"{module_name} has no __all__"
+    missing = [n for n in defined if n not in module.__all__]
+    assert not missing, f"{module_name}: not in __all__: {missing}"
+
+
+def _mishran_names(sources) -> dict:
+    """{module: {name}} for every `from mishran.X import a` and every `X.a` after `from mishran import X` or
+    `import mishran.X as X` in these code texts (one notebook: an import in one cell serves the next ones)."""
+    trees = []
+    for src in sources:
+        # IPython's %magic and !shell lines are not Python
+        lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in src.splitlines()]
+        trees.append(ast.parse("\n".join(lines)))
+    found, modules = defaultdict(set), {}
+    for node in (n for tree in trees for n in ast.walk(tree)):
+        if isinstance(node, ast.ImportFrom) and node.module == "mishran":
+            modules.update({a.asname or a.name: f"mishran.{a.name}" for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mishran."):
+            found[node.module].update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update({a.asname: a.name for a in node.names if a.asname and a.name.startswith("mishran.")})
+    for node in (n for tree in trees for n in ast.walk(tree)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            found[modules[node.value.id]].add(node.attr)
+    return found
+
+
+def _lesson_names() -> dict:
+    """{module: {name: [lesson, ...]}} over every lesson notebook."""
+    uses = defaultdict(lambda: defaultdict(list))
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        for module, names in _mishran_names(code).items():
+            for name in names:
+                uses[module][name].append(path.name[:2])
+    return uses
+
+
+LESSON_NAMES = _lesson_names()
+
+
+def test_the_lesson_scan_finds_both_spellings():
+    found = _mishran_names(["from mishran.plots import (a,\n  b)\n%matplotlib inline", "from mishran import fp8 as f",
+                            "import mishran.ds as ds\n!ls", "f.scaled_matmul(x); ds.engine_step(); fp8.not_this()"])
+    assert found == {"mishran.plots": {"a", "b"}, "mishran.fp8": {"scaled_matmul"}, "mishran.ds": {"engine_step"}}
+    assert {"draw_timeline", "loss_curves_figure"} <= set(LESSON_NAMES["mishran.plots"])
+    assert "loss_scale_simulator" in LESSON_NAMES["mishran.widgets"] and "time_mode" in LESSON_NAMES["mishran.bench"]
+
+
+@pytest.mark.parametrize("module_name", sorted(LESSON_NAMES))
+def test_every_name_a_lesson_uses_is_in_its_modules_all(module_name):
+    module = importlib.import_module(module_name)
+    public = getattr(module, "__all__", ())
+    missing = {name: lessons for name, lessons in LESSON_NAMES[module_name].items()
+               if not name.startswith("__") and name not in public
+               and not inspect.ismodule(getattr(module, name, None))}
+    assert not missing, f"{module_name}: used by lessons but not in __all__ (name: lessons): {missing}"

@@ -47,7 +47,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from .data import synthetic_regression
 from .models import MLP
 
-__all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradients", "token_masks", "train_single"]
+__all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradients", "token_masks",
+           "train_single", "main"]
 
 D_IN, D_HIDDEN = 8, 32
 LR = 0.05
@@ -299,6 +300,7 @@ def run(steps: int = 3, accum: int = 4, micro: int = 8, world: int = 2) -> dict:
 
 
 def main(argv=None) -> int:
+    """`python -m mishran.ddp_demo`: run() চালিয়ে ফল এক লাইনের JSON হিসেবে ছাপে (পাঠ ০৪-এর নোটবুক এটাই পড়ে)।"""
     p = argparse.ArgumentParser(description="DDP + gradient accumulation: no_sync() সহ ও ছাড়া allreduce গোনা")
     p.add_argument("--steps", type=int, default=3, help="optimizer step-এর সংখ্যা")
     p.add_argument("--accum", type=int, default=4, help="প্রতি step-এ micro-step (k)")

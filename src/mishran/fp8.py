@@ -17,7 +17,7 @@ import torch
 
 from mishran.formats import get_format, round_to
 
-__all__ = ["SCALINGS", "amax", "compute_scale", "quantize", "ScaledMatmul", "scaled_matmul",
+__all__ = ["SCALINGS", "AMAX_FLOOR", "amax", "compute_scale", "quantize", "ScaledMatmul", "scaled_matmul",
            "relative_error", "matmul_errors"]
 
 SCALINGS = ("none", "tensorwise", "rowwise")

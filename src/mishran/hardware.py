@@ -169,10 +169,12 @@ def needs_loss_scaling(dtype: torch.dtype) -> bool:
 
 
 def default_device() -> str:
+    """GPU থাকলে 'cuda', নইলে 'cpu' — পাঠগুলোর স্বাভাবিক device (পাঠ ০০)।"""
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def is_colab() -> bool:
+    """নোটবুক Google Colab-এ চলছে কি না (পাঠ ০০): Colab-এর environment variable বা google.colab প্যাকেজ দেখে।"""
     if "COLAB_RELEASE_TAG" in os.environ:
         return True
     try:
@@ -221,9 +223,11 @@ class DeviceReport:
 
     @property
     def loss_scaling(self) -> bool:
+        """প্রস্তাবিত dtype-এ loss scaling লাগে কি না (FP16 হলে লাগে)।"""
         return needs_loss_scaling(self.recommended_dtype)
 
     def lines(self) -> list[str]:
+        """বিবরণটি বাংলায়, এক লাইনে একটি কথা (print করলে এগুলোই ছাপা হয়)।"""
         def yes(b):
             return "আছে" if b else "নেই"
 

@@ -17,7 +17,7 @@ from torch.utils.checkpoint import checkpoint as _checkpoint
 
 from .util import as_bool, as_seed, finite_float, positive_int
 
-__all__ = ["MLP", "GPTConfig", "TinyGPT"]
+__all__ = ["MLP", "GPTConfig", "TinyGPT", "CausalSelfAttention", "FeedForward", "Block"]
 
 
 def _generator(seed):
@@ -90,6 +90,7 @@ class CausalSelfAttention(nn.Module):
         self.resid_dropout = nn.Dropout(config.dropout)
 
     def forward(self, x):
+        """x (B, T, C) → (B, T, C): প্রতিটি অবস্থানে আগের অবস্থানগুলোর মানের ভারযুক্ত গড়, n_head টি মাথায় আলাদা করে।"""
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)                      # প্রতিটি (B, T, C)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
@@ -103,6 +104,8 @@ class CausalSelfAttention(nn.Module):
 
 
 class FeedForward(nn.Module):
+    """প্রতিটি অবস্থানে আলাদা করে দুই স্তরের MLP: C → 4C → GELU → C (পাঠ ০৭)।"""
+
     def __init__(self, config: GPTConfig):
         super().__init__()
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
@@ -110,7 +113,8 @@ class FeedForward(nn.Module):
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x):  # (B, T, C) -> (B, T, C)
+    def forward(self, x):
+        """x (B, T, C) → (B, T, C), প্রতিটি অবস্থান আলাদা করে।"""
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 
@@ -125,6 +129,7 @@ class Block(nn.Module):
         self.mlp = FeedForward(config)
 
     def forward(self, x):
+        """x (B, T, C) → (B, T, C): x + attention(LayerNorm(x)), তারপর একইভাবে MLP।"""
         x = x + self.attn(self.ln_1(x))
         x = x + self.mlp(self.ln_2(x))
         return x

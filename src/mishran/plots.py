@@ -14,9 +14,16 @@ from matplotlib import font_manager
 from .util import version_at_least
 
 __all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "EVENT_STYLE", "ZERO_LOG2", "INF_LOG2",
-           "scale_log2", "draw_timeline", "timeline_figure", "bit_layout_bars", "model_state_bars",
-           "bit_fields_figure", "rounding_error_figure", "BAND_STYLE", "log2_hist", "scale_sweep_figure",
-           "scale_panels_figure"]
+           "STATE_COLORS", "STATE_NAMES", "BAND_STYLE", "LEDGER_COLORS", "STEP_COLORS", "STEP_LABELS",
+           # পাঠ ০০–০২
+           "bit_layout_bars", "model_state_bars", "bit_fields_figure", "rounding_error_figure", "log2_hist",
+           "scale_sweep_figure", "scale_panels_figure", "scale_log2", "draw_timeline", "timeline_figure",
+           # পাঠ ০৩–০৫
+           "loss_curves_figure", "scale_resume_figure", "bench_figure", "activation_memory_figure",
+           "zero_per_gpu_figure",
+           # পাঠ ০৬–০৮
+           "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure", "step_breakdown_figure",
+           "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "capstone_scale_figure"]
 
 BENGALI_FONT = "Hind Siliguri"
 MIN_MATPLOTLIB = (3, 11)

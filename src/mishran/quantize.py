@@ -54,6 +54,7 @@ class DynamicInt8Linear(nn.Module):
         self.register_buffer("bias", bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (..., in_features) → (..., out_features): x-কে নিজের scale-এ INT8, গুণ INT32-এ, তারপর unscale + bias।"""
         if x.shape[-1] != self.in_features:
             raise ValueError(f"ইনপুটের শেষ মাত্রা {self.in_features} হওয়ার কথা (in_features); পেয়েছি {x.shape[-1]}")
         flat = x.reshape(-1, self.in_features)
@@ -65,6 +66,7 @@ class DynamicInt8Linear(nn.Module):
         return out.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
 
     def extra_repr(self) -> str:
+        """print(model)-এ এই স্তরের বিবরণ: মাপ, INT8 আর scale-এর ধরন।"""
         return (f"in_features={self.in_features}, out_features={self.out_features}, dtype=int8, "
                 f"scale=per-tensor symmetric (mishran)")
 

@@ -24,7 +24,7 @@ import torch
 from .formats import get_format, round_to, spacing
 from .util import finite_float, positive_int
 
-__all__ = ["UnderflowReport", "underflow_report", "log2_magnitudes", "FormatRegions", "format_regions",
+__all__ = ["KINDS", "UnderflowReport", "underflow_report", "log2_magnitudes", "FormatRegions", "format_regions",
            "StaticLossScaler", "DynamicLossScaler", "DeepSpeedLossScaler", "LossScaleAtMinimumError",
            "DEEPSPEED_MIN_SCALE_MESSAGE", "simulate"]
 

@@ -20,7 +20,9 @@ from .display import table_html
 from .plots import EVENT_STYLE, FIELD_COLORS
 from .scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
 
-__all__ = ["parse_number", "explore", "explorer_html", "bit_explorer"]
+__all__ = ["DEFAULT_FORMATS", "MAX_INPUT", "parse_number", "explore", "explorer_html", "bit_explorer",
+           "POLICY_LABELS", "scaler_for_policy", "simulate_timeline", "timeline_summary", "timeline_html",
+           "simulator_view", "loss_scale_simulator"]
 
 DEFAULT_FORMATS = ("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3")
 
@@ -349,7 +351,3 @@ def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis
     redraw()
     controls = widgets.VBox([w_policy, w_interval, w_hyst, w_p, w_above, w_steps, w_seed])
     return widgets.VBox([controls, summary, out])
-
-
-__all__ += ["POLICY_LABELS", "scaler_for_policy", "simulate_timeline", "timeline_summary", "timeline_html",
-            "simulator_view", "loss_scale_simulator"]
