@@ -34,13 +34,17 @@ import torch
 from torch.nn import functional as F
 
 from mishran.data import CharDataset, CharTokenizer, data_file
-from mishran.hardware import peak_tflops, recommended_amp_dtype
+from mishran.hardware import peak_tflops
 from mishran.models import GPTConfig, TinyGPT
-from mishran.train import TrainConfig, load_checkpoint, make_scaler, save_checkpoint, train
+from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import autocast, grad_scaler
+from mishran.precision import check as check_precision
+from mishran.precision import resolve as resolve_precision
+from mishran.train import TrainConfig, load_checkpoint, save_checkpoint, train
 
 __all__ = ["LITERATURE_FILE", "SIZES", "Piece", "literature_path", "load_pieces", "split_by_work",
            "provenance", "LiteratureData", "BatchStream", "bits_per_char", "bigram_bpc", "heldout_bpc", "sample",
-           "vocabulary_share", "flops_per_token", "recorded_h200", "CapstoneConfig", "resolve_precision", "run", "main"]
+           "vocabulary_share", "flops_per_token", "recorded_h200", "CapstoneConfig", "run", "main"]
 
 LITERATURE_FILE = "bn_literature.txt"
 
@@ -205,11 +209,10 @@ def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = 
         x[row, :len(piece) - 1], y[row, :len(piece) - 1] = piece[:-1], piece[1:]
     was_training = model.training
     model.eval()
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     total = 0.0
     for i in range(0, len(starts), batch):
         xb, yb = x[i:i + batch].to(device), y[i:i + batch].to(device)
-        with torch.autocast(torch.device(device).type, dtype=dtype or torch.float32, enabled=dtype is not None):
+        with autocast(device, precision):
             logits, _ = model(xb)
         total += F.cross_entropy(logits.float().view(-1, logits.size(-1)), yb.view(-1), ignore_index=-1,
                                  reduction="sum").item()
@@ -314,8 +317,7 @@ class CapstoneConfig:
     def __post_init__(self):
         if self.size not in SIZES:
             raise ValueError(f"অচেনা মাপ {self.size!r} (unknown size); বেছে নাও: {', '.join(SIZES)}")
-        if self.precision not in ("auto", "fp32", "fp16", "bf16"):
-            raise ValueError(f"অচেনা precision {self.precision!r}; বেছে নাও: 'auto', 'fp32', 'fp16', 'bf16'")
+        self.precision = check_precision(self.precision, allow_auto=True)
         if self.zero_stage is not None and self.zero_stage not in (0, 1, 2, 3):
             raise ValueError(f"zero_stage হবে None (DeepSpeed ছাড়া) বা 0–3; পেয়েছি {self.zero_stage!r}")
         if self.resume_from and self.zero_stage is not None:
@@ -324,14 +326,6 @@ class CapstoneConfig:
         for name in ("micro_batch", "accumulation_steps", "eval_every"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name} হবে ধনাত্মক পূর্ণসংখ্যা; পেয়েছি {getattr(self, name)!r}")
-
-
-def resolve_precision(precision: str, device: str) -> str:
-    """'auto' হলে mishran.hardware.recommended_amp_dtype: CPU ও sm_80+ → bf16, T4/V100 → fp16 (পাঠ ০০, ০৮)।"""
-    if precision != "auto":
-        return precision
-    dtype = recommended_amp_dtype(device)
-    return {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(dtype, "fp32")
 
 
 def _device_label(device: torch.device) -> str:
@@ -353,7 +347,7 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
     if device.type == "cuda":
         torch.cuda.set_device(device)
         torch.cuda.reset_peak_memory_stats(device)
-    precision = resolve_precision(config.precision, device.type)
+    precision = resolve_precision(config.precision, device)      # একবারই ঠিক হয়; DeepSpeed-এর config-ও এটা থেকে
     size = SIZES[config.size]
     torch.manual_seed(config.seed)            # dropout-এর mask: একই seed-এ একই (resume-এ checkpoint থেকে ফেরে)
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, dropout=config.dropout, **size), seed=config.seed)
@@ -406,7 +400,7 @@ def _run_torch(model, data, config, precision, device, out):
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
                          seed=config.seed)
-    scaler = make_scaler(device, precision)
+    scaler = grad_scaler(device, precision)
     step = 0
     if config.resume_from:
         step = load_checkpoint(config.resume_from, model, optimizer, scaler, generator=stream.generator)
@@ -443,10 +437,8 @@ def _run_deepspeed(model, data, config, precision, device, out):
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     ds_config = config_for_device(micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
                                   world_size=world, zero_stage=config.zero_stage or 0,
-                                  precision=None if config.precision == "auto" else precision, lr=config.lr,
-                                  device=device.type, gradient_clipping=config.clip_norm)
-    precision = "fp16" if "fp16" in ds_config else "bf16" if "bf16" in ds_config else "fp32"
-    out["precision"] = precision
+                                  precision=precision, lr=config.lr, device=device.type,
+                                  gradient_clipping=config.clip_norm)
     engine = ds.initialize(model, ds_config, lr=config.lr)
     scale_log = ds.LossScaleLog(engine)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
@@ -491,7 +483,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description="মিশ্রণ পাঠ ০৮: বাংলা সাহিত্যে অক্ষর-ভিত্তিক ভাষা-মডেল")
     d = CapstoneConfig()
     p.add_argument("--size", default=None, choices=sorted(SIZES), help="ডিফল্ট: GPU-তে gpu, CPU-তে tiny")
-    p.add_argument("--precision", default=d.precision, choices=["auto", "fp32", "fp16", "bf16"])
+    p.add_argument("--precision", default=d.precision, choices=["auto", *PRECISION_NAMES])
     p.add_argument("--micro-batch", type=int, default=d.micro_batch)
     p.add_argument("--accumulation-steps", type=int, default=d.accumulation_steps)
     p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3])

@@ -24,6 +24,8 @@ import torch
 from mishran import ds, ds_config
 from mishran.data import CharDataset
 from mishran.models import GPTConfig, TinyGPT
+from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import resolve as resolve_precision
 from mishran.util import package_version
 
 # মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
@@ -39,7 +41,7 @@ def parse_args(argv=None):
     p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
     p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
     p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
-    p.add_argument("--precision", default="auto", choices=["auto", "fp16", "bf16", "fp32"])
+    p.add_argument("--precision", default="auto", choices=["auto", *PRECISION_NAMES])
     p.add_argument("--size", default=None, choices=sorted(SIZES), help="মডেলের মাপ (ডিফল্ট: CPU-তে tiny, GPU-তে gpu)")
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--seed", type=int, default=0)
@@ -89,10 +91,9 @@ def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, m
         raise SystemExit(f"global batch {global_batch} micro_batch {micro} × GPU {world} দিয়ে বিভাজ্য নয় "
                          "(global batch must be divisible by micro_batch × world_size)")
     accum = global_batch // (micro * world)                    # N বাড়লে accumulation কমে, global batch একই
+    precision = resolve_precision(precision, device)          # একবারই ঠিক হয়; config তা থেকে বানানো
     config = ds_config.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
-                                         zero_stage=zero_stage, precision=None if precision == "auto" else precision,
-                                         device="cuda" if use_cuda else "cpu")
-    precision = "fp16" if "fp16" in config else "bf16" if "bf16" in config else "fp32"
+                                         zero_stage=zero_stage, precision=precision, device=device.type)
 
     data = CharDataset()
     gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])

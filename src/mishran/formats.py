@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 import torch
 
+from .precision import PRECISIONS  # noqa: F401  (মালিক mishran.precision; mishran.train এখনো এখান থেকে নেয়)
 from .util import as_bool
 
-__all__ = ["FloatFormat", "Decoded", "FORMATS", "PRECISIONS", "get_format", "decode", "decode_bits", "encode",
+__all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "decode", "decode_bits", "encode",
            "round_to", "spacing", "all_values", "torch_dtype", "format_table"]
 
 
@@ -109,10 +110,6 @@ _TORCH_DTYPES = {
     "fp8_e4m3": getattr(torch, "float8_e4m3fn", None),
     "fp8_e5m2": getattr(torch, "float8_e5m2", None),
 }
-
-
-PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-"""প্রশিক্ষণের precision-এর নাম → torch dtype: কোর্সের একটাই তালিকা (পাঠ ০৩-এর train, পাঠ ০৫-এর DeepSpeed config)।"""
 
 
 def get_format(fmt) -> FloatFormat:
