@@ -1,7 +1,9 @@
-"""পাঠ ০৮-এর mishran.capstone: খণ্ড ধরে ভাগ, bpc-এর সূত্র, top-k নমুনা, নতুন process-এ হুবহু resume।"""
+"""পাঠ ০৮: mishran.literature (খণ্ড ধরে ভাগ, batch), mishran.metrics (bpc, top-k নমুনা, MFU),
+mishran.capstone (run, নতুন process-এ হুবহু resume)।"""
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from mishran import capstone
+from mishran import capstone, ds, literature, metrics, precision
 from mishran.models import GPTConfig, TinyGPT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,11 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def pieces():
-    return capstone.load_pieces()
+    return literature.load_pieces()
 
 
 def test_corpus_is_big_enough_and_clean(pieces):
-    text = capstone.literature_path().read_text(encoding="utf-8")
+    text = literature.literature_path().read_text(encoding="utf-8")
     assert len(text.encode("utf-8")) >= 1_000_000
     import unicodedata
     assert unicodedata.normalize("NFC", text) == text
@@ -52,13 +54,13 @@ def test_provenance_matches_the_build_tools_tables():
 
 
 def test_heldout_split_is_by_whole_pieces(pieces):
-    train, held = capstone.split_by_work(pieces)
+    train, held = literature.split_by_work(pieces)
     key = lambda p: (p.work, p.index)  # noqa: E731
     assert not {key(p) for p in train} & {key(p) for p in held}
     assert len(train) + len(held) == len(pieces)
     assert all(p.index % 10 == 5 for p in held)
     assert len({p.work for p in held}) >= 5            # প্রায় সব বই থেকে কিছু
-    data = capstone.LiteratureData(pieces)
+    data = literature.LiteratureData(pieces)
     share = len(data.val_data) / (len(data.val_data) + len(data.train_data))
     assert 0.04 < share < 0.2
     # একটি held-out খণ্ডের কোনো বড় অংশ train-এর লেখায় নেই (ভাগ অক্ষর ধরে হলে থাকত)
@@ -70,10 +72,10 @@ def test_heldout_split_is_by_whole_pieces(pieces):
 
 
 def test_bits_per_char_by_hand():
-    assert capstone.bits_per_char(3 * math.log(2), 3) == pytest.approx(1.0)
+    assert metrics.bits_per_char(3 * math.log(2), 3) == pytest.approx(1.0)
     # bigram, alpha = 1: train 0 1 0 1 1 → সারি 0: [1, 1+2], সারি 1: [1+1, 1+1]
     # held-out 0 1 1: -log2(3/4) - log2(1/2), দুই অক্ষরে
-    got = capstone.bigram_bpc(torch.tensor([0, 1, 0, 1, 1]), torch.tensor([0, 1, 1]), 2, alpha=1.0)
+    got = metrics.bigram_bpc(torch.tensor([0, 1, 0, 1, 1]), torch.tensor([0, 1, 1]), 2, alpha=1.0)
     assert got == pytest.approx((-math.log2(3 / 4) - math.log2(1 / 2)) / 2)
 
 
@@ -90,7 +92,7 @@ class _Uniform(nn.Module):
 def test_heldout_bpc_of_a_uniform_model_is_log2_vocab():
     ids = torch.randint(0, 37, (1000,), generator=torch.Generator().manual_seed(0))
     # 999 লক্ষ্য, block 64: শেষ টুকরোটা অপূর্ণ — সেটাও ঠিক গোনা চাই
-    assert capstone.heldout_bpc(_Uniform(37), ids, 64) == pytest.approx(math.log2(37), rel=1e-6)
+    assert metrics.heldout_bpc(_Uniform(37), ids, 64) == pytest.approx(math.log2(37), rel=1e-6)
 
 
 def test_heldout_bpc_matches_a_direct_sum():
@@ -102,15 +104,15 @@ def test_heldout_bpc_matches_a_direct_sum():
         x, y = ids[s:s + 8][: len(ids) - 1 - s], ids[s + 1:s + 9]
         logp = torch.log_softmax(model(x[None])[0][0], -1)
         nll -= logp[torch.arange(len(y)), y].sum().item()
-    assert capstone.heldout_bpc(model, ids, 8) == pytest.approx(nll / 20 / math.log(2), rel=1e-5)
+    assert metrics.heldout_bpc(model, ids, 8) == pytest.approx(nll / 20 / math.log(2), rel=1e-5)
 
 
 def test_sampling_with_top_k_stays_in_the_top_k():
-    data = capstone.LiteratureData(capstone.load_pieces()[:40])
+    data = literature.LiteratureData(literature.load_pieces()[:40])
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=3)
     prompt = "আমি"
     for k in (1, 3):
-        text = capstone.sample(model, data.tokenizer, prompt, max_new_tokens=25, temperature=1.5, top_k=k, seed=k)
+        text = metrics.sample(model, data.tokenizer, prompt, max_new_tokens=25, temperature=1.5, top_k=k, seed=k)
         ids = data.tokenizer.encode(prompt + text)
         for t in range(len(prompt), len(ids)):
             ctx = torch.tensor([ids[max(0, t - 32):t]])
@@ -119,12 +121,12 @@ def test_sampling_with_top_k_stays_in_the_top_k():
             top = torch.topk(logits, k).indices.tolist()
             assert ids[t] in top, (k, t)
     # top_k ছাড়া উঁচু temperature-এ অনেক আলাদা অক্ষর আসে (তাই ওপরের পরীক্ষাটা ফাঁপা নয়)
-    free = capstone.sample(model, data.tokenizer, prompt, max_new_tokens=60, temperature=1.5, top_k=None, seed=0)
+    free = metrics.sample(model, data.tokenizer, prompt, max_new_tokens=60, temperature=1.5, top_k=None, seed=0)
     assert len(set(free)) > 3
 
 
 def test_vocabulary_share_counts_words():
-    got = capstone.vocabulary_share("আমি ভাত খাই। কলম্বাস কাটা", "আমি রোজ ভাত খাই")
+    got = metrics.vocabulary_share("আমি ভাত খাই। কলম্বাস কাটা", "আমি রোজ ভাত খাই")
     assert got == {"words": 4, "known": 3, "share": 0.75}
 
 
@@ -168,16 +170,16 @@ def test_lesson08_exercise_checks():
 
 
 def test_top_k_one_is_the_same_for_every_seed():
-    data = capstone.LiteratureData(capstone.load_pieces()[:40])
+    data = literature.LiteratureData(literature.load_pieces()[:40])
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=3)
-    texts = {capstone.sample(model, data.tokenizer, "আমি", 20, temperature=2.0, top_k=1, seed=s) for s in range(3)}
+    texts = {metrics.sample(model, data.tokenizer, "আমি", 20, temperature=2.0, top_k=1, seed=s) for s in range(3)}
     assert len(texts) == 1
 
 
 def test_two_ranks_see_exactly_the_one_gpu_batch():
-    data = capstone.LiteratureData(capstone.load_pieces()[:40])
-    one = capstone.BatchStream(data, micro_batch=3, accumulation_steps=4, block_size=16, seed=5)
-    ranks = [capstone.BatchStream(data, micro_batch=3, accumulation_steps=2, block_size=16, world_size=2, rank=r,
+    data = literature.LiteratureData(literature.load_pieces()[:40])
+    one = literature.BatchStream(data, micro_batch=3, accumulation_steps=4, block_size=16, seed=5)
+    ranks = [literature.BatchStream(data, micro_batch=3, accumulation_steps=2, block_size=16, world_size=2, rank=r,
                                   seed=5) for r in range(2)]
     for _ in range(3):                              # তিনটি optimizer step
         x_one = torch.stack([one()[0] for _ in range(4)])                       # (accum 4, micro 3, T)
@@ -186,3 +188,73 @@ def test_two_ranks_see_exactly_the_one_gpu_batch():
         assert torch.equal(x_one.reshape(-1, 16), x_two.reshape(-1, 16))
     assert ranks[0].global_batch == one.global_batch == 12
     assert not torch.equal(ranks[0]()[0], ranks[1]()[0])     # দুই rank একই নমুনা নেয় না
+
+
+def test_capstone_exposes_every_name_lesson_08_uses():
+    """One import for the learner: each capstone.<name> in lesson 08 is in capstone.__all__, the same object."""
+    cells = json.loads((ROOT / "notebooks" / "08_capstone.ipynb").read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    used = set(re.findall(r"\bcapstone\.(\w+)", code))
+    assert {"run", "CapstoneConfig", "LiteratureData", "sample"} <= used
+    assert used <= set(capstone.__all__), used - set(capstone.__all__)
+    assert capstone.LiteratureData is literature.LiteratureData and capstone.sample is metrics.sample
+
+
+@pytest.mark.parametrize("name", ["auto", None, *precision.NAMES])
+def test_capstone_config_and_cli_take_every_precision_name(name):
+    assert capstone.CapstoneConfig(precision=name).precision == (name or "auto")
+    if name:
+        assert capstone.parse_args(["--precision", name]).precision == name
+
+
+def test_an_unknown_precision_is_refused_not_run_as_fp32():
+    with pytest.raises(ValueError, match="unknown precision"):
+        capstone.CapstoneConfig(precision="fp8")
+    with pytest.raises(ValueError, match="unknown precision"):
+        metrics.heldout_bpc(_Uniform(5), torch.arange(5), 4, precision="half")
+
+
+def test_speed_figures_take_the_peak_of_the_precision_that_ran():
+    h200 = "NVIDIA H200"
+    bf16 = metrics.speed_figures([9.0, 1.0, 1.0], 1, 1000, 6_000_000, "bf16", h200, world_size=2)
+    fp32 = metrics.speed_figures([9.0, 1.0, 1.0], 1, 1000, 6_000_000, "fp32", h200, world_size=2)
+    assert bf16["tokens_per_s"] == 1000.0                        # the warm-up step is left out
+    assert (bf16["peak_tflops_per_gpu"], fp32["peak_tflops_per_gpu"]) == (989.4, 67)
+    assert bf16["mfu"] == pytest.approx(1000 * 6e6 / (989.4e12 * 2))
+    assert metrics.speed_figures([1.0], 0, 10, 6, "bf16", None)["mfu"] is None      # CPU: no known peak
+
+
+@pytest.fixture
+def spy_speed(monkeypatch):
+    """What precision the MFU figure was given, and how many DeepSpeed steps ran."""
+    seen = {"precision": [], "engine_steps": []}
+    real_speed, real_step = capstone.speed_figures, ds.engine_step
+
+    def speed(*args, **kwargs):
+        seen["precision"].append(args[4])
+        return real_speed(*args, **kwargs)
+
+    def step(engine, batches):
+        seen["engine_steps"].append(len(batches))
+        return real_step(engine, batches)
+    monkeypatch.setattr(capstone, "speed_figures", speed)
+    monkeypatch.setattr(ds, "engine_step", step)
+    return seen
+
+
+SMALL_RUN = dict(size="tiny", micro_batch=4, accumulation_steps=2, steps=2, eval_every=2, eval_chars=300,
+                 sample_tokens=5, warmup=0)
+
+
+@pytest.mark.parametrize("zero_stage", [None, 0])
+def test_a_run_decides_precision_once_for_its_report_config_and_mfu(spy_speed, zero_stage):
+    pytest.importorskip("deepspeed")
+    data = literature.LiteratureData(literature.load_pieces()[:40])
+    out = capstone.run(capstone.CapstoneConfig(precision="auto", zero_stage=zero_stage, **SMALL_RUN), data=data)
+    decided = precision.resolve("auto", "cuda" if torch.cuda.is_available() else "cpu")
+    assert out["precision"] == decided and spy_speed["precision"] == [decided]
+    if zero_stage is None:
+        assert out["engine"] == "pytorch" and spy_speed["engine_steps"] == []
+    else:                                          # DeepSpeed: the config enables that same precision, one step each
+        assert out["engine"] == "deepspeed" and precision.from_ds_config(out["ds_config"]) == decided
+        assert spy_speed["engine_steps"] == [2, 2] and len(out["losses"]) == 2

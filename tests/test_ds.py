@@ -341,6 +341,48 @@ def test_reinitialize_on_gpu_keeps_the_memory_of_one_engine():
     ds.release()
 
 
+# ---------------------------------------------------------------- one DeepSpeed step
+
+def test_engine_step_is_the_micro_step_loop_written_out(data, exact_attention):
+    """engine_step(engine, k micro-batches) = k × (forward, backward, step): one optimizer step, the summed loss."""
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32", device="cpu")
+    g = torch.Generator().manual_seed(2)
+    batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(4)]      # on the CPU: engine_step moves them
+    engine = ds.initialize(_gpt(data), cfg)
+    sums = [ds.engine_step(engine, batches[i:i + 2]) for i in (0, 2)]
+    assert engine.global_steps == 2 and engine.micro_steps == 4
+    assert all(t.dtype == torch.float32 and t.device == engine.device for t in sums)
+    stepped = [p.detach().clone() for p in engine.module.parameters()]
+    engine = ds.initialize(_gpt(data), cfg)
+    by_hand = []
+    for x, y in batches:
+        _, loss = engine(x.to(engine.device), y.to(engine.device))
+        engine.backward(loss)
+        engine.step()
+        by_hand.append(loss.item())
+    assert [t.item() for t in sums] == pytest.approx([by_hand[0] + by_hand[1], by_hand[2] + by_hand[3]], rel=1e-6)
+    for p, q in zip(engine.module.parameters(), stepped, strict=True):
+        assert _same(p.detach(), q, rtol=1e-4)
+
+
+@pytest.mark.parametrize("asked", ["auto", "fp32"])
+def test_ds_train_decides_precision_once_and_steps_through_engine_step(monkeypatch, asked):
+    """The name it reports is the one its config enables, and every optimizer step is one ds.engine_step."""
+    from mishran import ds_train, precision
+    calls, real = [], ds.engine_step
+    monkeypatch.setattr(ds, "engine_step", lambda engine, batches: calls.append(len(batches)) or real(engine, batches))
+    result = ds_train.run(steps=2, precision=asked, cpu=not CUDA)
+    assert result["precision"] == precision.from_ds_config(result["config"])
+    assert result["precision"] == precision.resolve(asked, "cuda" if CUDA else "cpu")
+    assert calls == [result["accumulation_steps"]] * 2 and len(result["losses"]) == 2
+
+
+def test_ds_train_offers_every_precision_name():
+    from mishran import ds_train, precision
+    for name in ("auto", *precision.NAMES):
+        assert ds_train.parse_args(["--precision", name]).precision == name
+
+
 # ---------------------------------------------------------------- the multi-GPU script, as a CPU smoke test
 
 def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path):
@@ -357,6 +399,7 @@ def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["world_size"] == 1 and result["zero_stage"] == 1 and result["precision"] == "bf16"
+    assert "bf16" in result["config"] and "fp16" not in result["config"]
     assert len(result["losses"]) == 3 and all(math.isfinite(v) for v in result["losses"])
     assert result["global_batch"] == result["micro_batch"] * result["accumulation_steps"]
     states = result["per_rank"][0]["model_state_bytes"]

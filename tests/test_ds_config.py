@@ -4,11 +4,12 @@ None of this needs DeepSpeed, except cpu_supports_fp16(), which asks DeepSpeed's
 """
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
-from mishran import ds_config
+from mishran import ds_config, precision
 
 BENGALI = set("অআইঈউএওকখগঘচছজঝটঠডঢণতথদধনপফবভমযরলশষসহ")
 
@@ -48,6 +49,9 @@ def test_config_errors_are_caught_before_deepspeed_in_bengali_and_english(kwargs
     ({"train_batch_size": 8, "zero_optimization": {"stage": 5}}, "unknown ZeRO stage"),
     ({"gradient_accumulation_steps": 2}, "either train_batch_size or train_micro_batch_size_per_gpu"),
     ({"train_batch_size": 8, "fp16": True}, '"fp16" must be a dict'),
+    ({"train_batch_size": 8, "bfloat16": "on"}, '"bfloat16" must be a dict'),
+    ({"train_batch_size": 8, "zero_optimization": 2}, '"zero_optimization" must be a dict'),
+    ({"train_batch_size": 8, "zero_optimization": {"stage": True}}, "unknown ZeRO stage"),
     ([("train_batch_size", 8)], "a DeepSpeed config dict"),
 ])
 def test_validate_config_catches_hand_written_mistakes(config, english, cpu_without_fp16):
@@ -119,8 +123,43 @@ def test_a100_h100_and_cpu_get_bf16_and_zero0():
         assert cfg["bf16"] == {"enabled": True} and "fp16" not in cfg and cfg["zero_optimization"] == {"stage": 0}
     cfg = ds_config.config_for_device(micro_batch=8, device="cpu", world_size=1)
     assert cfg["bf16"] == {"enabled": True} and "optimizer" not in cfg       # client torch.optim: nothing compiles
-    assert ds_config.choose_precision(capability=(6, 0)) == "fp32"
-    assert ds_config.choose_precision(capability=(7, 0)) == "fp16"
+    assert not {"fp16", "bf16"} & set(ds_config.config_for_device(micro_batch=8, capability=(6, 0), world_size=1))
+    assert ds_config.config_for_device(micro_batch=8, capability=(7, 0), world_size=1)["fp16"]["enabled"]
+
+
+@pytest.mark.parametrize("name", precision.NAMES)
+def test_every_precision_name_builds_a_block_that_reads_back_as_that_name(name, monkeypatch):
+    """A new name in mishran.precision needs nothing here: the block, the stage and the check follow from it."""
+    monkeypatch.setattr(ds_config, "cpu_supports_fp16", lambda: True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")              # the default stage never triggers the stage-0 FP16 warning
+        cfg = ds_config.config_for_device(micro_batch=4, precision=name, device="cpu", world_size=1)
+    assert precision.from_ds_config(cfg) == name
+    assert cfg["zero_optimization"]["stage"] == (1 if precision.needs_loss_scaling(name) else 0)
+    assert ds_config.validate_config(cfg, world_size=1, device="cpu")["micro_batch"] == 4
+
+
+@pytest.mark.parametrize("capability", [(6, 1), (7, 0), (7, 5), (8, 0), (9, 0)])
+def test_auto_builds_the_config_from_precisions_one_rule(capability):
+    for auto in (None, "auto"):
+        cfg = ds_config.config_for_device(micro_batch=4, precision=auto, capability=capability, world_size=1)
+        assert precision.from_ds_config(cfg) == precision.resolve("auto", capability=capability)
+
+
+def test_devices_are_read_by_precision_and_bad_ones_refused_as_config_errors():
+    assert precision.from_ds_config(ds_config.config_for_device(micro_batch=4, device="cpu:0")) == "bf16"
+    for bad, english in (("gpu", "unknown device"), (3, "device must be a device name")):
+        with pytest.raises(ds_config.DeepSpeedConfigError, match=english):
+            ds_config.config_for_device(micro_batch=4, device=bad)
+        with pytest.raises(ds_config.DeepSpeedConfigError, match=english):
+            ds_config.validate_config({"train_batch_size": 8}, world_size=1, device=bad)
+
+
+@pytest.mark.parametrize("both", [("fp16", "bf16"), "fp16+bf16", ["bf16", "FP16"]])
+def test_asking_for_both_16_bit_precisions_says_so(both):
+    with pytest.raises(ds_config.DeepSpeedConfigError, match="fp16 and bf16 cannot both be enabled") as err:
+        ds_config.config_for_device(micro_batch=4, precision=both, device="cpu")
+    assert "precision='bf16'" in str(err.value)         # what to do instead
 
 
 def test_fp16_at_zero_stage_0_warns_about_the_unscaled_loss():

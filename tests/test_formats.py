@@ -179,3 +179,10 @@ def test_non_number_is_a_clear_bengali_error():
         decode(None, "fp16")
     with pytest.raises(ValueError, match="bit pattern"):
         decode_bits(2 ** 16, "fp16")
+
+
+def test_formats_knows_bit_formats_not_training_precisions():
+    """The name → dtype map of training precisions has one owner, mishran.precision; formats keeps no copy."""
+    from mishran import precision
+    assert "PRECISIONS" not in formats.__all__
+    assert getattr(formats, "PRECISIONS", precision.PRECISIONS) is precision.PRECISIONS

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 from packaging.requirements import Requirement
 
 from mishran import util
@@ -57,3 +58,19 @@ def test_course_requirements_from_metadata_and_from_a_plain_checkout(monkeypatch
     version2, found2 = util.course_requirements()
     assert version2 == version
     assert sorted((str(r), now) for r, now in found2) == sorted((str(r), now) for r, now in found)
+
+
+def test_as_device_reads_names_like_precision_and_checks_that_cuda_exists(monkeypatch):
+    from mishran import precision
+    assert util.as_device("cpu") == torch.device("cpu") and util.as_device(torch.device("cpu")) == torch.device("cpu")
+    with pytest.raises(ValueError, match="unknown device"):
+        util.as_device("gpu")                                  # the same refusal as precision.device_type
+    with pytest.raises(ValueError, match="unknown device"):
+        precision.device_type("gpu")
+    with pytest.raises(TypeError, match="where must be a device name"):
+        util.as_device(0, name="where")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        util.as_device("cuda:1")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert util.as_device("cuda:1") == torch.device("cuda", 1)      # parsed, not created: no GPU is touched

@@ -14,6 +14,10 @@
 - zero_stage=0..3 (বা launcher-এ কয়েকটি GPU): mishran.ds-এর DeepSpeed engine, ZeRO সহ।
 global batch = micro_batch × accumulation_steps × GPU-র সংখ্যা; প্রতিটি step-এর global batch একটি seed-দেওয়া
 generator থেকে আসে আর GPU-গুলোর মধ্যে ভাগ হয় (পাঠ ০৪, ০৫)। held-out ভাগ পুরো খণ্ড (গল্প, কবিতা) ধরে।
+precision একবারই ঠিক হয় (mishran.precision.resolve); DeepSpeed-এর config আর MFU-র peak সেই নাম থেকেই।
+
+এখানে থাকে run-এর সুইচ, দুই পথ আর কমান্ড লাইন। সংকলন আর batch: mishran.literature; মাপকাঠি (bpc, bigram,
+নমুনা, MFU): mishran.metrics — পাঠ ০৮ সেগুলোও capstone.* নামে পায়, এক import-এ।
 এই মডিউল matplotlib বা ipywidgets import করে না।
 """
 from __future__ import annotations
@@ -21,28 +25,45 @@ from __future__ import annotations
 import argparse
 import importlib.resources
 import json
-import math
 import os
 import platform
-import re
 import time
-import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-from torch.nn import functional as F
 
-from mishran.data import CharDataset, CharTokenizer, data_file
-from mishran.hardware import peak_tflops, recommended_amp_dtype
+from mishran.literature import (
+    LITERATURE_FILE,
+    BatchStream,
+    LiteratureData,
+    Piece,
+    literature_path,
+    load_pieces,
+    provenance,
+    split_by_work,
+)
+from mishran.metrics import (
+    bigram_bpc,
+    bits_per_char,
+    flops_per_token,
+    heldout_bpc,
+    sample,
+    speed_figures,
+    vocabulary_share,
+)
 from mishran.models import GPTConfig, TinyGPT
-from mishran.train import TrainConfig, load_checkpoint, make_scaler, save_checkpoint, train
+from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import check as check_precision
+from mishran.precision import grad_scaler
+from mishran.precision import resolve as resolve_precision
+from mishran.train import TrainConfig, load_checkpoint, save_checkpoint, train
 
-__all__ = ["LITERATURE_FILE", "SIZES", "Piece", "literature_path", "load_pieces", "split_by_work",
-           "provenance", "LiteratureData", "BatchStream", "bits_per_char", "bigram_bpc", "heldout_bpc", "sample",
-           "vocabulary_share", "flops_per_token", "recorded_h200", "CapstoneConfig", "resolve_precision", "run", "main"]
-
-LITERATURE_FILE = "bn_literature.txt"
+# পাঠ ০৮ সব নাম এই এক দরজা দিয়ে পায়: নিজের (SIZES থেকে main) আর সংকলন ও মাপকাঠির নামগুলো
+__all__ = ["SIZES", "CapstoneConfig", "run", "recorded_h200", "main",
+           "LITERATURE_FILE", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
+           "LiteratureData", "BatchStream",
+           "bits_per_char", "bigram_bpc", "heldout_bpc", "sample", "vocabulary_share", "flops_per_token"]
 
 # মডেলের মাপ: tiny CPU-তে কয়েক সেকেন্ডে; small CPU-তে এক-দুই মিনিটে; gpu H200-এ কয়েক মিনিটে
 SIZES = {
@@ -51,225 +72,11 @@ SIZES = {
     "gpu": dict(block_size=256, n_layer=6, n_head=6, n_embd=384),      # ≈ 10.7M ওজন (nanoGPT-এর char মডেলের মাপ)
 }
 
-_HEADER = re.compile(r"^### (\S+)/(\d+) ?(.*)$")
 
-
-# ---------------------------------------------------------------- ডেটা: খণ্ড ধরে ভাগ
-
-@dataclass
-class Piece:
-    """সংকলনের একটি খণ্ড: একটি গল্প, কবিতা বা অধ্যায় (পাঠ ০৮)। work: বইয়ের id; index: বইয়ের ভেতরে ক্রম।"""
-
-    work: str
-    index: int
-    title: str
-    text: str
-
-
-def literature_path():
-    """bn_literature.txt কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।"""
-    return data_file(LITERATURE_FILE)
-
-
-def provenance() -> dict:
-    """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
-    return json.loads(data_file("bn_literature_provenance.json").read_text(encoding="utf-8"))
-
-
-def load_pieces(path=None) -> list[Piece]:
-    """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।"""
-    source = literature_path() if path is None else Path(path)
-    text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
-    pieces, current, lines = [], None, []
-    for line in text.split("\n"):
-        m = _HEADER.match(line)
-        if m:
-            if current is not None:
-                pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
-            current, lines = (m.group(1), int(m.group(2)), m.group(3)), []
-        elif current is not None:
-            lines.append(line)
-    if current is not None:
-        pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
-    if not pieces:
-        raise ValueError(f"{source}-এ কোনো '### ' খণ্ড-শিরোনাম নেই (no piece headers); এটা কি bn_literature.txt?")
-    return pieces
-
-
-def split_by_work(pieces, every: int = 10, offset: int = 5):
-    """(train, held-out): প্রতিটি বইয়ের index % every == offset খণ্ডগুলো held-out — পুরো খণ্ড, অক্ষর নয় (পাঠ ০৮)।
-
-    ফলে held-out-এ প্রায় সব বই থেকে কিছু আছে (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।
-    """
-    if every < 2 or not 0 <= offset < every:
-        raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every হতে হবে; পেয়েছি every={every}, offset={offset}")
-    train_set = [p for p in pieces if p.index % every != offset]
-    held = [p for p in pieces if p.index % every == offset]
-    if not held or not train_set:
-        raise ValueError("train বা held-out ভাগ খালি (empty split); every/offset বদলাও বা আরও খণ্ড দাও")
-    return train_set, held
-
-
-class LiteratureData:
-    """খণ্ড ধরে ভাগ করা ডেটা, CharDataset-এর মতো: tokenizer, train_data, val_data, get_batch (পাঠ ০৮)।
-
-    tokenizer বানানো হয় সব খণ্ডের অক্ষর থেকে (held-out-এর বিরল অক্ষরও যেন encode হয়); খণ্ডগুলোর মাঝে
-    একটি ফাঁকা লাইন। get_batch হুবহু mishran.data.CharDataset.get_batch (একই কোড, আবার লেখা নয়)।
-    """
-
-    get_batch = CharDataset.get_batch
-
-    def __init__(self, pieces=None, every: int = 10, offset: int = 5):
-        pieces = load_pieces() if pieces is None else pieces
-        self.train_pieces, self.heldout_pieces = split_by_work(pieces, every, offset)
-        self.train_text = "\n\n".join(p.text for p in self.train_pieces)
-        self.heldout_text = "\n\n".join(p.text for p in self.heldout_pieces)
-        self.tokenizer = CharTokenizer("".join(p.text for p in pieces) + "\n")
-        self.train_data = torch.tensor(self.tokenizer.encode(self.train_text), dtype=torch.long)
-        self.val_data = torch.tensor(self.tokenizer.encode(self.heldout_text), dtype=torch.long)
-
-    @property
-    def vocab_size(self) -> int:
-        return self.tokenizer.vocab_size
-
-    def __repr__(self):
-        return (f"LiteratureData(vocab_size={self.vocab_size}, train={len(self.train_data)} অক্ষর "
-                f"{len(self.train_pieces)} খণ্ডে, held-out={len(self.val_data)} অক্ষর {len(self.heldout_pieces)} খণ্ডে)")
-
-
-class BatchStream:
-    """প্রতি step-এ একটি global batch টানে, আর এই rank-এর micro-batch-গুলো একে একে দেয় (পাঠ ০৪, ০৫, ০৮)।
-
-    সব rank একই seed-এর generator থেকে একই global batch টানে, আকার (accum, world, micro, T) করে rank r
-    নেয় [:, r]; তাই GPU এক হোক বা দুই, এক step-এ মোট নমুনা একই। step-এর সীমানায় কেবল generator-এর
-    অবস্থাই সব — checkpoint-এ সেটা রাখলেই resume-এ একই batch আসে।
-    """
-
-    def __init__(self, data, micro_batch: int, accumulation_steps: int, block_size: int, world_size: int = 1,
-                 rank: int = 0, seed: int = 0):
-        self.data, self.micro, self.accum, self.T = data, micro_batch, accumulation_steps, block_size
-        self.world, self.rank = world_size, rank
-        self.generator = torch.Generator().manual_seed(seed)
-        self._queue = []
-
-    @property
-    def global_batch(self) -> int:
-        return self.micro * self.accum * self.world
-
-    def __call__(self):
-        if not self._queue:
-            x, y = self.data.get_batch("train", self.global_batch, self.T, generator=self.generator)
-            shape = (self.accum, self.world, self.micro, self.T)
-            self._queue = list(zip(x.view(shape)[:, self.rank], y.view(shape)[:, self.rank], strict=True))
-        return self._queue.pop(0)
-
-
-# ---------------------------------------------------------------- মাপ: bits per character
-
-def bits_per_char(total_nll_nats: float, n_chars: int) -> float:
-    """প্রতি অক্ষরে বিট = মোট negative log-likelihood (nat-এ) ÷ অক্ষরের সংখ্যা ÷ ln 2 (পাঠ ০৮)।"""
-    return total_nll_nats / n_chars / math.log(2)
-
-
-def bigram_bpc(train_ids, val_ids, vocab_size: int, alpha: float = 0.1) -> float:
-    """bigram মডেল: P(পরের অক্ষর | এই অক্ষর) = (গোনা + alpha) / (সারির যোগ + alpha·V), train থেকে গোনা (পাঠ ০৮)।
-
-    held-out-এর প্রতিটি অক্ষর (প্রথমটি বাদে) আগেরটি দেখে আন্দাজ — transformer-এর মতো একই লক্ষ্যগুলো।
-    """
-    counts = torch.full((vocab_size, vocab_size), float(alpha), dtype=torch.float64)
-    train_ids = torch.as_tensor(train_ids)
-    counts.index_put_((train_ids[:-1], train_ids[1:]), torch.ones(len(train_ids) - 1, dtype=torch.float64),
-                      accumulate=True)
-    logp = counts.log() - counts.sum(1, keepdim=True).log()
-    val_ids = torch.as_tensor(val_ids)
-    nll = -logp[val_ids[:-1], val_ids[1:]].sum().item()
-    return bits_per_char(nll, len(val_ids) - 1)
-
-
-@torch.no_grad()
-def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = "fp32", batch: int = 64,
-                max_chars: int | None = None) -> float:
-    """held-out-এর bits per character: লেখাটা block_size-এর পাশাপাশি টুকরোয় কেটে সব অক্ষর একবার করে (পাঠ ০৮)।
-
-    প্রতিটি টুকরোর প্রথম অক্ষর কম context পায় — সব মডেলের জন্য একই নিয়ম। max_chars দিলে শুধু শুরুর অতটুকু।
-    """
-    ids = torch.as_tensor(val_ids)
-    if max_chars is not None:
-        ids = ids[:max_chars + 1]
-    n = len(ids) - 1
-    starts = list(range(0, n, block_size))
-    x = torch.zeros(len(starts), block_size, dtype=torch.long)
-    y = torch.full((len(starts), block_size), -1, dtype=torch.long)     # -1: শেষ টুকরোর খালি ঘর, গোনা হয় না
-    for row, s in enumerate(starts):
-        piece = ids[s:s + block_size + 1]
-        x[row, :len(piece) - 1], y[row, :len(piece) - 1] = piece[:-1], piece[1:]
-    was_training = model.training
-    model.eval()
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
-    total = 0.0
-    for i in range(0, len(starts), batch):
-        xb, yb = x[i:i + batch].to(device), y[i:i + batch].to(device)
-        with torch.autocast(torch.device(device).type, dtype=dtype or torch.float32, enabled=dtype is not None):
-            logits, _ = model(xb)
-        total += F.cross_entropy(logits.float().view(-1, logits.size(-1)), yb.view(-1), ignore_index=-1,
-                                 reduction="sum").item()
-    model.train(was_training)
-    return bits_per_char(total, n)
-
-
-# ---------------------------------------------------------------- নমুনা লেখা
-
-def sample(model, tokenizer, prompt: str, max_new_tokens: int = 200, temperature: float = 0.8,
-           top_k: int | None = 20, seed: int = 0, device="cpu") -> str:
-    """prompt-এর পরে মডেল যা লেখে (prompt বাদে), TinyGPT.generate দিয়ে; একই seed-এ একই লেখা (পাঠ ০৮)।"""
-    if temperature <= 0:
-        raise ValueError(f"temperature ধনাত্মক হতে হবে (temperature must be > 0); পেয়েছি {temperature}")
-    prompt = unicodedata.normalize("NFC", prompt)
-    idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)
-    was_training = model.training
-    model.eval()
-    out = model.generate(idx, max_new_tokens, temperature=temperature, top_k=top_k,
-                         generator=torch.Generator().manual_seed(seed))
-    model.train(was_training)
-    return tokenizer.decode(out[0, idx.size(1):])
-
-
-_PUNCT = "।॥,;:!?.\"'‘’“”()[]—–-…"
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in (t.strip(_PUNCT) for t in text.split()) if w]
-
-
-def vocabulary_share(generated: str, train_text: str) -> dict:
-    """লেখা শব্দের কত ভাগ train-এর শব্দভান্ডারে আছে (ফাঁকা দিয়ে ভাগ, যতিচিহ্ন ছেঁটে) (পাঠ ০৮)।
-
-    শেষ শব্দটি মাঝপথে কাটা হতে পারে, তাই তা বাদ।
-    """
-    vocab = set(_words(train_text))
-    words = _words(generated)[:-1]
-    known = sum(w in vocab for w in words)
-    return {"words": len(words), "known": known, "share": known / len(words) if words else float("nan")}
-
-
-# ---------------------------------------------------------------- গতি আর MFU
-
-def flops_per_token(model: TinyGPT) -> int:
-    """এক token-এ forward + backward-এর FLOP ≈ 6·N + 12·L·T·C (PaLM-এর হিসাব; N = matmul-এর ওজন) (পাঠ ০৮)।
-
-    N থেকে অবস্থানের embedding বাদ (ওটা matmul নয়); বাঁধা অক্ষর-embedding lm_head-এ matmul, তাই গোনা।
-    """
-    c = model.config
-    n = model.num_parameters() - model.transformer.wpe.weight.numel()
-    return 6 * n + 12 * c.n_layer * c.block_size * c.n_embd
-
-
-def _peak_tflops(device_name: str, precision: str) -> float | None:
-    return peak_tflops(device_name)[1].get(precision)
-
+# ---------------------------------------------------------------- H200-এর মাপা ফল
 
 def recorded_h200() -> dict:
-    """H200-এ মাপা ফল (tools/capstone_gpu.sh), mishran/results/capstone_h200.json থেকে; GPU ছাড়া দেখানোর জন্য।"""
+    """H200-এ মাপা ফল (tools/capstone_gpu.sh), mishran/results/capstone_h200.json থেকে; GPU ছাড়া দেখানোর জন্য (পাঠ ০৮)।"""
     path = importlib.resources.files("mishran") / "results" / "capstone_h200.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -314,8 +121,7 @@ class CapstoneConfig:
     def __post_init__(self):
         if self.size not in SIZES:
             raise ValueError(f"অচেনা মাপ {self.size!r} (unknown size); বেছে নাও: {', '.join(SIZES)}")
-        if self.precision not in ("auto", "fp32", "fp16", "bf16"):
-            raise ValueError(f"অচেনা precision {self.precision!r}; বেছে নাও: 'auto', 'fp32', 'fp16', 'bf16'")
+        self.precision = check_precision(self.precision, allow_auto=True)
         if self.zero_stage is not None and self.zero_stage not in (0, 1, 2, 3):
             raise ValueError(f"zero_stage হবে None (DeepSpeed ছাড়া) বা 0–3; পেয়েছি {self.zero_stage!r}")
         if self.resume_from and self.zero_stage is not None:
@@ -324,14 +130,6 @@ class CapstoneConfig:
         for name in ("micro_batch", "accumulation_steps", "eval_every"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name} হবে ধনাত্মক পূর্ণসংখ্যা; পেয়েছি {getattr(self, name)!r}")
-
-
-def resolve_precision(precision: str, device: str) -> str:
-    """'auto' হলে mishran.hardware.recommended_amp_dtype: CPU ও sm_80+ → bf16, T4/V100 → fp16 (পাঠ ০০, ০৮)।"""
-    if precision != "auto":
-        return precision
-    dtype = recommended_amp_dtype(device)
-    return {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(dtype, "fp32")
 
 
 def _device_label(device: torch.device) -> str:
@@ -353,7 +151,7 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
     if device.type == "cuda":
         torch.cuda.set_device(device)
         torch.cuda.reset_peak_memory_stats(device)
-    precision = resolve_precision(config.precision, device.type)
+    precision = resolve_precision(config.precision, device)      # একবারই ঠিক হয়; DeepSpeed-এর config-ও এটা থেকে
     size = SIZES[config.size]
     torch.manual_seed(config.seed)            # dropout-এর mask: একই seed-এ একই (resume-এ checkpoint থেকে ফেরে)
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, dropout=config.dropout, **size), seed=config.seed)
@@ -377,14 +175,9 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
     best = min(bigrams, key=bigrams.get)
     out["bigram_bpc"], out["bigram_alpha"] = bigrams[best], best
     out["margin_vs_bigram"] = out["bigram_bpc"] - out["heldout_bpc"] if out["heldout_bpc"] is not None else None
-    tokens = out["global_batch"] * size["block_size"]
-    timed = out["step_times"][config.warmup:] if len(out["step_times"]) > config.warmup else out["step_times"]
-    out["tokens_per_s"] = tokens * len(timed) / sum(timed) if timed and sum(timed) > 0 else None
-    out["flops_per_token"] = flops_per_token(trained)
-    peak = _peak_tflops(out["device"], precision) if device.type == "cuda" else None
-    out["peak_tflops_per_gpu"] = peak
-    out["mfu"] = (out["tokens_per_s"] * out["flops_per_token"] / (peak * 1e12 * out["world_size"])
-                  if peak and out["tokens_per_s"] else None)
+    out.update(speed_figures(out["step_times"], config.warmup, out["global_batch"] * size["block_size"],
+                             flops_per_token(trained), precision,           # peak: যে precision-এ চলল, সেটারই
+                             out["device"] if device.type == "cuda" else None, out["world_size"]))
     text = sample(trained, data.tokenizer, config.prompt, config.sample_tokens, config.temperature, config.top_k,
                   seed=config.seed, device=device)
     out["sample"] = {"prompt": config.prompt, "text": text, "temperature": config.temperature,
@@ -406,7 +199,7 @@ def _run_torch(model, data, config, precision, device, out):
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
                          seed=config.seed)
-    scaler = make_scaler(device, precision)
+    scaler = grad_scaler(device, precision)
     step = 0
     if config.resume_from:
         step = load_checkpoint(config.resume_from, model, optimizer, scaler, generator=stream.generator)
@@ -443,10 +236,8 @@ def _run_deepspeed(model, data, config, precision, device, out):
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     ds_config = config_for_device(micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
                                   world_size=world, zero_stage=config.zero_stage or 0,
-                                  precision=None if config.precision == "auto" else precision, lr=config.lr,
-                                  device=device.type, gradient_clipping=config.clip_norm)
-    precision = "fp16" if "fp16" in ds_config else "bf16" if "bf16" in ds_config else "fp32"
-    out["precision"] = precision
+                                  precision=precision, lr=config.lr, device=device.type,
+                                  gradient_clipping=config.clip_norm)
     engine = ds.initialize(model, ds_config, lr=config.lr)
     scale_log = ds.LossScaleLog(engine)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
@@ -458,13 +249,7 @@ def _run_deepspeed(model, data, config, precision, device, out):
         if device.type == "cuda":
             torch.cuda.synchronize(device)
         t0 = time.perf_counter()
-        step_loss = torch.zeros((), device=device)
-        for _ in range(config.accumulation_steps):
-            x, y = stream()
-            _, loss = engine(x.to(device), y.to(device))
-            engine.backward(loss)            # engine নিজে accumulation দিয়ে ভাগ করে, FP16-এ scale করে
-            engine.step()                    # সীমানায় সব GPU-র gradient-এর গড়, তারপর optimizer step
-            step_loss += loss.detach().float()
+        step_loss = ds.engine_step(engine, [stream() for _ in range(config.accumulation_steps)])
         scale_log.record()
         torch.distributed.all_reduce(step_loss)
         out["losses"].append(step_loss.item() / (config.accumulation_steps * world))   # .item() = sync
@@ -488,10 +273,11 @@ def _run_deepspeed(model, data, config, precision, device, out):
 # ---------------------------------------------------------------- launcher / কমান্ড লাইন
 
 def parse_args(argv=None):
+    """`python -m mishran.capstone`-এর argument; প্রতিটি CapstoneConfig-এর একটি সুইচ (পাঠ ০৮)।"""
     p = argparse.ArgumentParser(description="মিশ্রণ পাঠ ০৮: বাংলা সাহিত্যে অক্ষর-ভিত্তিক ভাষা-মডেল")
     d = CapstoneConfig()
     p.add_argument("--size", default=None, choices=sorted(SIZES), help="ডিফল্ট: GPU-তে gpu, CPU-তে tiny")
-    p.add_argument("--precision", default=d.precision, choices=["auto", "fp32", "fp16", "bf16"])
+    p.add_argument("--precision", default=d.precision, choices=["auto", *PRECISION_NAMES])
     p.add_argument("--micro-batch", type=int, default=d.micro_batch)
     p.add_argument("--accumulation-steps", type=int, default=d.accumulation_steps)
     p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3])
@@ -515,6 +301,7 @@ def parse_args(argv=None):
 
 
 def main(argv=None) -> dict | None:
+    """কমান্ড লাইন থেকে একটি run: ফল ছাপে, --out দিলে JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৮)।"""
     args = parse_args(argv)
     if args.cpu:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")

@@ -103,7 +103,7 @@ def _accelerator_device() -> str:
 
 
 def current_engine():
-    """শেষবার initialize() যে engine দিয়েছিল (না থাকলে None)।"""
+    """শেষবার initialize() যে engine দিয়েছিল (না থাকলে None) (পাঠ ০৫)।"""
     return _ENGINE
 
 
@@ -125,11 +125,25 @@ def release(engine=None) -> None:
         engine.destroy()              # ZeRO/BF16 optimizer-এর gradient hook সরায়
     except Exception:                 # আধা-তৈরি engine-এ destroy ব্যর্থ হতে পারে; তবু বাকিটা ছাড়ি
         pass
+    _remove_hooks(engine)
+    _drop_references(engine)
+    _drop_tensors(engine)
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _remove_hooks(engine) -> None:
+    """engine মডেলে যে hook বসায় সেগুলো সরায়: মডেল আবার ব্যবহার হলে পুরোনো engine-এর hook যেন না চলে।"""
     for name in ("module_forward_pre_hook", "module_forward_post_hook", "first_dataloader_check"):
         handle = getattr(engine, name, None)
         if handle is not None and hasattr(handle, "remove"):
-            handle.remove()           # মডেল আবার ব্যবহার হলে পুরোনো engine-এর hook যেন না চলে
+            handle.remove()
             setattr(engine, name, None)
+
+
+def _drop_references(engine) -> None:
+    """optimizer, scheduler, dataloader আর মডেলের reference মুছে দেয় (যা মোছা যায়)।"""
     for name in ("optimizer", "basic_optimizer", "client_optimizer", "lr_scheduler", "client_lr_scheduler",
                  "training_dataloader", "module"):
         if hasattr(engine, name):
@@ -139,18 +153,27 @@ def release(engine=None) -> None:
                 pass
     if "module" in engine.__dict__:   # DeepSpeedEngine মডেলটি __dict__-এও রাখে
         engine.__dict__["module"] = None
+
+
+def _holds_tensor(value) -> bool:
+    """dict (key বা মান) বা list/tuple-এর ভেতরে কোনো tensor আছে কি না।"""
+    items = [x for kv in value.items() for x in kv] if isinstance(value, dict) else value
+    return any(isinstance(x, torch.Tensor) for x in items)
+
+
+def _drop_tensors(engine) -> None:
+    """engine-এর attribute-এ থাকা tensor, আর tensor-ভরা dict/list খালি করে।
+
+    engine.param_names-এর মতো dict-এ ওজনগুলো key হয়ে থাকে; সেগুলোও ছাড়ি। '_' দিয়ে শুরু dict DeepSpeed-এর
+    নিজের হিসাব, সেগুলো রাখি।
+    """
     for name, value in list(vars(engine).items()):
-        # engine.param_names-এর মতো dict-এ ওজনগুলো key হয়ে থাকে; সেগুলোও ছাড়ি
         if isinstance(value, torch.Tensor):
             engine.__dict__[name] = None
-        elif isinstance(value, dict) and not name.startswith("_") and any(
-                isinstance(x, torch.Tensor) for kv in value.items() for x in kv):
+        elif isinstance(value, dict) and not name.startswith("_") and _holds_tensor(value):
             engine.__dict__[name] = {}
-        elif isinstance(value, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in value):
+        elif isinstance(value, (list, tuple)) and _holds_tensor(value):
             engine.__dict__[name] = type(value)()
-    gc.collect()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
 
 
 def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, **kwargs):
@@ -255,7 +278,7 @@ class _MessageCatcher(logging.Handler):
 
 @dataclass
 class LossScaleRow:
-    """LossScaleLog-এর একটি সারি: একটি optimizer step (accumulation-এর সীমানা)।
+    """LossScaleLog-এর একটি সারি: একটি optimizer step (accumulation-এর সীমানা) (পাঠ ০৫)।
 
     step: এই step-এর পরে engine.global_steps; micro_steps: তখন পর্যন্ত মোট micro-batch;
     scale: এই step-এর backward-এ loss যে scale-এ গুণ হয়েছিল (FP16 ছাড়া None); new_scale: step-এর পরের scale;

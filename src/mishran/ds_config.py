@@ -5,7 +5,8 @@
     ds_config.validate_config(config)                  # নিজের লেখা config-ও DeepSpeed-এর আগে যাচাই
     ds_config.zero_model_state_bytes(7_500_000_000, stage=2, world_size=64)
 
-engine চালু করা, ছাড়া আর loss scale-এর খাতা থাকে mishran.ds-এ (সেটি deepspeed import করে)।
+engine চালু করা, ছাড়া আর loss scale-এর খাতা থাকে mishran.ds-এ (সেটি deepspeed import করে)। precision-এর নাম,
+'auto'-র নিয়ম আর config-এ তার block আসে mishran.precision থেকে; এখানে আছে DeepSpeed-এর নিজের নিয়মগুলো।
 এই মডিউল deepspeed import করে না (শুধু CPU-তে FP16 চলে কি না জানতে, সেই ফাংশনের ভেতরে)।
 """
 from __future__ import annotations
@@ -15,12 +16,13 @@ import warnings
 
 import torch
 
-from .formats import PRECISIONS
-from .hardware import recommended_amp_dtype
+from .precision import check as check_precision
+from .precision import device_type, ds_block, from_ds_config, needs_loss_scaling
+from .precision import resolve as resolve_precision
 from .util import finite_float, positive_int
 
-__all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "DeepSpeedConfigError", "choose_precision",
-           "cpu_supports_fp16", "config_for_device", "validate_config", "zero_model_state_bytes"]
+__all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "DeepSpeedConfigError", "cpu_supports_fp16",
+           "config_for_device", "validate_config", "zero_model_state_bytes"]
 
 ZERO_STAGES = (0, 1, 2, 3)
 """DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
@@ -52,30 +54,11 @@ class DeepSpeedConfigError(ValueError):
 
 # ---------------------------------------------------------------- config
 
-def choose_precision(device: str | None = None, capability=None) -> str:
-    """এই device-এ DeepSpeed-এর কোন precision: 'fp16', 'bf16' বা 'fp32' (পাঠ ০৫)।
-
-    নিয়ম mishran.hardware.recommended_amp_dtype()-এর: CPU আর Ampere (sm_80) বা নতুন GPU → bf16;
-    Volta/Turing (sm_70/sm_75, যেমন Colab-এর T4) → fp16 + dynamic loss scaling; আরও পুরোনো → fp32।
-    capability দিলে (যেমন (7, 5)) GPU ছাড়াই সিদ্ধান্তটা দেখা যায়।
-    """
-    if capability is not None:
-        device = "cuda"
-    dtype = recommended_amp_dtype(_device_name(device), capability)
-    return {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype, "fp32")
-
-
-def _device_name(device) -> str | None:
-    """None, 'cpu', 'cuda', 'cuda:1' বা torch.device → device-এর ধরন ('cpu'/'cuda'), নইলে পরিষ্কার ভুল।"""
+def _device(device) -> str:
+    """None (এই যন্ত্র), 'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'; পড়া হয় mishran.precision-এ।"""
     if device is None:
-        return None
-    if not isinstance(device, (str, torch.device)):
-        raise DeepSpeedConfigError(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); "
-                                   f"পেয়েছি {device!r}")
-    try:
-        return torch.device(device).type
-    except RuntimeError:
-        raise DeepSpeedConfigError(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device_type(device, error=DeepSpeedConfigError)
 
 
 def _finite(value, name: str) -> float:
@@ -95,19 +78,17 @@ def _world_size(world_size) -> int:
     return _positive(world_size, "world_size")
 
 
-def _check_precision_name(precision) -> str | None:
-    if precision is None or precision == "auto":
-        return None
-    parts = {str(p).lower() for p in precision} if isinstance(precision, (list, tuple, set)) else \
-        {p for p in ("fp16", "bf16") if p in str(precision).lower()} or {str(precision).lower()}
+_BOTH_16_BIT = ("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): মডেলের ওজন একটাই "
+                "16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' (loss scaling-সহ) বা precision='bf16'।")
+
+
+def _precision_name(name) -> str:
+    """'auto' (বা None) কিংবা একটি চেনা precision; ('fp16', 'bf16') বা 'fp16+bf16' চাইলে আলাদা বার্তা।"""
+    parts = {str(p).lower() for p in name} if isinstance(name, (list, tuple, set)) else \
+        {p for p in ("fp16", "bf16") if p in str(name).lower()}
     if {"fp16", "bf16"} <= parts:
-        raise DeepSpeedConfigError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): "
-                                   "মডেলের ওজন একটাই 16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' "
-                                   "(loss scaling-সহ) বা precision='bf16'।")
-    if not isinstance(precision, str) or precision not in PRECISIONS:
-        raise DeepSpeedConfigError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও: 'fp16', 'bf16', "
-                                   "'fp32', অথবা None (এই device দেখে নিজে বাছাই)।")
-    return precision
+        raise DeepSpeedConfigError(_BOTH_16_BIT)
+    return check_precision(name, allow_auto=True, error=DeepSpeedConfigError)
 
 
 def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size: int | None = None,
@@ -122,7 +103,7 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
     - accumulation_steps: কয়টি micro-batch-এর gradient জমিয়ে একটি optimizer step।
     - world_size: কয়টি process (GPU); না দিলে env-এর WORLD_SIZE, নইলে ১।
       train_batch_size = micro_batch × accumulation_steps × world_size; দিলে মিলতে হবে।
-    - precision: None হলে device দেখে (choose_precision): T4-এ 'fp16', A100/H100/CPU-তে 'bf16'।
+    - precision: None বা 'auto' হলে device দেখে (mishran.precision.resolve): T4-এ 'fp16', A100/H100/CPU-তে 'bf16'।
     - zero_stage: None হলে BF16/FP32-এ 0, কিন্তু FP16-এ 1 — কারণ DeepSpeed 0.19.8-এ ZeRO stage 0-তে
       engine.backward() loss-কে scale করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (DeepSpeed PR #8393);
       stage 1-এ scaling ঠিক চলে, আর এক GPU-তে মেমরি প্রায় একই। নিজে 0 দিলে FP16-এ সতর্কবার্তা আসে।
@@ -137,52 +118,76 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
     micro = _positive(micro_batch, "micro_batch")
     accum = _positive(accumulation_steps, "accumulation_steps")
     world = _world_size(world_size)
-    if zero_stage is not None and (isinstance(zero_stage, bool) or not isinstance(zero_stage, int)
-                                   or zero_stage not in ZERO_STAGES):
-        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {zero_stage!r} (unknown ZeRO stage); চলে 0 (ZeRO বন্ধ), "
-                                   "1 (optimizer state ভাগ), 2 (+ gradient ভাগ), 3 (+ ওজন ভাগ)।")
-    if capability is not None:
-        device = "cuda"
-    device = _device_name(device) or ("cuda" if torch.cuda.is_available() else "cpu")
-    precision = _check_precision_name(precision) or choose_precision(device, capability)
-    if zero_stage is None:
-        zero_stage = 1 if precision == "fp16" else 0
-    elif zero_stage == 0 and precision == "fp16":
-        warnings.warn(FP16_STAGE0_WARNING, stacklevel=2)
-    if fp16_options and precision != "fp16":
-        raise DeepSpeedConfigError(f"fp16_options দেওয়া হয়েছে, কিন্তু precision={precision!r} (fp16 options "
-                                   "without fp16); loss scaling-এর এই key-গুলো শুধু FP16-এ খাটে।")
-    unknown = set(fp16_options or {}) - set(FP16_DEFAULTS)
-    if unknown:
-        raise DeepSpeedConfigError(f"fp16 block-এ অচেনা key {sorted(unknown)} (unknown fp16 keys); চেনা key: "
-                                   f"{', '.join(FP16_DEFAULTS)}")
-
+    if zero_stage is not None:
+        _zero_stage(zero_stage)
+    device = "cuda" if capability is not None else _device(device)
+    name = resolve_precision(_precision_name(precision), device, capability)
+    zero_stage = _default_zero_stage(name, zero_stage)
     config = {
         "train_batch_size": micro * accum * world if train_batch_size is None else train_batch_size,
         "train_micro_batch_size_per_gpu": micro,
         "gradient_accumulation_steps": accum,
+        **_precision_block(name, fp16_options),
+        "zero_optimization": _zero_block(zero_stage, bucket_size),
     }
-    if precision == "fp16":
-        config["fp16"] = {**FP16_DEFAULTS, **(fp16_options or {})}
-    elif precision == "bf16":
-        config["bf16"] = {"enabled": True}
-    zero = {"stage": int(zero_stage)}
-    if zero_stage in (1, 2, 3):
-        zero["reduce_bucket_size"] = _positive(bucket_size, "bucket_size")
-        if zero_stage in (1, 2):
-            zero["allgather_bucket_size"] = zero["reduce_bucket_size"]
-    config["zero_optimization"] = zero
     if gradient_clipping is not None:
         config["gradient_clipping"] = _finite(gradient_clipping, "gradient_clipping")
     if optimizer is not None:
-        if optimizer not in ("Adam", "AdamW"):
-            raise DeepSpeedConfigError(f"optimizer হবে None (torch.optim.AdamW, compile ছাড়া), 'Adam' বা 'AdamW' "
-                                       f"(DeepSpeed-এর FusedAdam); পেয়েছি {optimizer!r}")
-        config["optimizer"] = {"type": optimizer, "params": {"lr": _finite(lr, "lr"), "betas": [0.9, 0.999],
-                                                             "eps": 1e-8, "weight_decay": 0.01}}
+        config["optimizer"] = _optimizer_block(optimizer, lr)
     config["log_level"] = log_level
     validate_config(config, world_size=world, device=device)
     return config
+
+
+def _zero_stage(stage) -> int:
+    """ZeRO stage 0–3 (bool নয়) হলে সেটাই, নইলে বাংলা + ইংরেজি বার্তায় ভুল।"""
+    if isinstance(stage, bool) or not isinstance(stage, int) or stage not in ZERO_STAGES:
+        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0 (ZeRO বন্ধ), "
+                                   "1 (optimizer state ভাগ), 2 (+ gradient ভাগ), 3 (+ ওজন ভাগ)।")
+    return stage
+
+
+def _default_zero_stage(name: str, zero_stage: int | None) -> int:
+    """না দিলে: loss scaling লাগে (FP16) তো 1, নইলে 0; FP16-এ নিজে 0 দিলে সতর্কবার্তা (FP16_STAGE0_WARNING)।"""
+    if zero_stage is None:
+        return 1 if needs_loss_scaling(name) else 0
+    if zero_stage == 0 and needs_loss_scaling(name):
+        warnings.warn(FP16_STAGE0_WARNING, stacklevel=3)          # config_for_device-এর caller-এর লাইন দেখায়
+    return zero_stage
+
+
+def _precision_block(name: str, fp16_options: dict | None) -> dict:
+    """precision-এর block (mishran.precision.ds_block); loss scaling লাগলে তাতে FP16_DEFAULTS আর fp16_options।"""
+    block = ds_block(name)
+    if not needs_loss_scaling(name):
+        if fp16_options:
+            raise DeepSpeedConfigError(f"fp16_options দেওয়া হয়েছে, কিন্তু precision={name!r} (fp16 options "
+                                       "without fp16); loss scaling-এর এই key-গুলো শুধু FP16-এ খাটে।")
+        return block
+    unknown = set(fp16_options or {}) - set(FP16_DEFAULTS)
+    if unknown:
+        raise DeepSpeedConfigError(f"fp16 block-এ অচেনা key {sorted(unknown)} (unknown fp16 keys); চেনা key: "
+                                   f"{', '.join(FP16_DEFAULTS)}")
+    return {key: {**FP16_DEFAULTS, **value, **(fp16_options or {})} for key, value in block.items()}
+
+
+def _zero_block(stage: int, bucket_size) -> dict:
+    """zero_optimization block: stage, আর stage 1–3-এ gradient (ও 1/2-এ ওজন) পাঠানোর bucket-এর মাপ।"""
+    zero = {"stage": int(stage)}
+    if stage in (1, 2, 3):
+        zero["reduce_bucket_size"] = _positive(bucket_size, "bucket_size")
+        if stage in (1, 2):
+            zero["allgather_bucket_size"] = zero["reduce_bucket_size"]
+    return zero
+
+
+def _optimizer_block(optimizer: str, lr) -> dict:
+    """DeepSpeed-এর নিজের optimizer-এর block ('Adam' বা 'AdamW', GPU-তে FusedAdam)।"""
+    if optimizer not in ("Adam", "AdamW"):
+        raise DeepSpeedConfigError(f"optimizer হবে None (torch.optim.AdamW, compile ছাড়া), 'Adam' বা 'AdamW' "
+                                   f"(DeepSpeed-এর FusedAdam); পেয়েছি {optimizer!r}")
+    return {"type": optimizer, "params": {"lr": _finite(lr, "lr"), "betas": [0.9, 0.999], "eps": 1e-8,
+                                          "weight_decay": 0.01}}
 
 
 def cpu_supports_fp16() -> bool:
@@ -202,15 +207,6 @@ def cpu_supports_fp16() -> bool:
     return torch.float16 in accelerator.supported_dtypes()
 
 
-def _block(config: dict, key: str) -> dict:
-    """config-এর একটি উপ-block (যেমন "fp16"); না থাকলে {}; dict না হলে বাংলা + ইংরেজি বার্তায় ভুল।"""
-    value = config.get(key, {})
-    if not isinstance(value, dict):
-        raise DeepSpeedConfigError(f'config-এর "{key}" হবে একটি dict, যেমন {{"enabled": true}} ("{key}" must be a '
-                                   f"dict); পেয়েছি {value!r}")
-    return value
-
-
 def validate_config(config: dict, world_size: int | None = None, device: str | None = None) -> dict:
     """একটি DeepSpeed config (নিজের লেখা হলেও) DeepSpeed-এর আগে যাচাই; ভুলে DeepSpeedConfigError (পাঠ ০৫)।
 
@@ -221,6 +217,23 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
         raise DeepSpeedConfigError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}। "
                                    "config ছাড়া deepspeed.initialize চলে না।")
     world = _world_size(world_size)
+    train, micro, accum = _batch_numbers(config, world)
+    name = from_ds_config(config, error=DeepSpeedConfigError)        # block dict কি না, দুটি একসঙ্গে কি না
+    device = _device(device)
+    if name == "fp16" and device == "cpu" and not cpu_supports_fp16():
+        raise DeepSpeedConfigError("অনেক CPU-তে FP16 চলে না, এটিতেও নয় (fp16 is not supported on many CPUs, this one "
+                                   "included): DeepSpeed-এর CPU accelerator বলবে 'Type fp16 is not supported on your "
+                                   "device.'। CPU-তে BF16 নাও (\"bf16\": {\"enabled\": true}), অথবা GPU-তে চালাও।")
+    zero = config.get("zero_optimization", {})
+    if not isinstance(zero, dict):
+        raise DeepSpeedConfigError('config-এর "zero_optimization" হবে একটি dict, যেমন {"stage": 1} '
+                                   f'("zero_optimization" must be a dict); পেয়েছি {zero!r}')
+    _zero_stage(zero.get("stage", 0))
+    return {"train_batch_size": train, "micro_batch": micro, "accumulation_steps": accum, "world_size": world}
+
+
+def _batch_numbers(config: dict, world: int) -> tuple[int, int, int]:
+    """(train_batch_size, micro, accumulation): দুটি দিলে তৃতীয়টি DeepSpeed-এর মতো বের করা, তিনটি দিলে মেলানো।"""
     train = config.get("train_batch_size")
     micro = config.get("train_micro_batch_size_per_gpu")
     accum = config.get("gradient_accumulation_steps")
@@ -231,13 +244,12 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
     if train is None and micro is None:
         raise DeepSpeedConfigError("train_batch_size বা train_micro_batch_size_per_gpu — অন্তত একটি দাও (either "
                                    "train_batch_size or train_micro_batch_size_per_gpu is required)।")
+    rest = 0
     if micro is None:
         accum = accum or 1
         micro, rest = divmod(train, accum * world)
     elif accum is None:
         accum, rest = divmod(train, micro * world) if train is not None else (1, 0)
-    else:
-        rest = 0
     if train is None:
         train = micro * accum * world
     if rest or micro < 1 or accum < 1 or train != micro * accum * world:
@@ -247,23 +259,7 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
             f"{micro * accum * world}। নিয়ম: train_batch_size = train_micro_batch_size_per_gpu × "
             "gradient_accumulation_steps × GPU-র সংখ্যা। যেকোনো দুটি দিলে DeepSpeed তৃতীয়টি বের করে; "
             "তিনটিই দিলে মিলতে হবে।")
-    fp16 = bool(_block(config, "fp16").get("enabled", False))
-    bf16 = bool(_block(config, "bf16" if "bf16" in config else "bfloat16").get("enabled", False))
-    if fp16 and bf16:
-        raise DeepSpeedConfigError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled); "
-                                   "config-এ একটির enabled মুছে দাও। DeepSpeed-এর নিজের বার্তা: 'bfloat16 and fp16 "
-                                   "modes cannot be simultaneously enabled'।")
-    device = _device_name(device) or ("cuda" if torch.cuda.is_available() else "cpu")
-    if fp16 and device == "cpu" and not cpu_supports_fp16():
-        raise DeepSpeedConfigError("অনেক CPU-তে FP16 চলে না, এটিতেও নয় (fp16 is not supported on many CPUs, this one "
-                                   "included): DeepSpeed-এর CPU accelerator বলবে 'Type fp16 is not supported on your "
-                                   "device.'। CPU-তে BF16 নাও (\"bf16\": {\"enabled\": true}), অথবা GPU-তে চালাও।")
-    stage = _block(config, "zero_optimization").get("stage", 0)
-    if isinstance(stage, bool) or not isinstance(stage, int) or stage not in ZERO_STAGES:
-        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0, 1, 2 বা 3।")
-    return {"train_batch_size": train, "micro_batch": micro, "accumulation_steps": accum, "world_size": world}
-
-
+    return train, micro, accum
 
 
 # ---------------------------------------------------------------- মেমরির হিসাব
@@ -276,8 +272,7 @@ def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, par
     + momentum 4 + variance 4)। মোট 16Ψ। N GPU-তে: stage 1 optimizer state ভাগ করে (4Ψ + 12Ψ/N), stage 2
     gradient-ও (2Ψ + 14Ψ/N), stage 3 ওজনও (16Ψ/N)। stage 0 কিছুই ভাগ করে না।
     """
-    if isinstance(stage, bool) or not isinstance(stage, int) or stage not in ZERO_STAGES:
-        raise DeepSpeedConfigError(f"অচেনা ZeRO stage {stage!r} (unknown ZeRO stage); চলে 0, 1, 2 বা 3।")
+    _zero_stage(stage)
     n = _positive(world_size, "world_size")
     psi = _positive(num_params, "num_params")
     if psi > 10 ** 18:

@@ -23,8 +23,13 @@ import torch
 
 from mishran import ds, ds_config
 from mishran.data import CharDataset
+from mishran.literature import BatchStream
 from mishran.models import GPTConfig, TinyGPT
+from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import resolve as resolve_precision
 from mishran.util import package_version
+
+__all__ = ["SIZES", "parse_args", "run", "main"]
 
 # মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
 SIZES = {
@@ -34,12 +39,13 @@ SIZES = {
 
 
 def parse_args(argv=None):
+    """`python -m mishran.ds_train`-এর argument (পাঠ ০৫)।"""
     p = argparse.ArgumentParser(description="DeepSpeed ZeRO দিয়ে TinyGPT (mishran, পাঠ ০৫)")
     p.add_argument("--zero-stage", type=int, default=0, choices=[0, 1, 2])
     p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
     p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
     p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
-    p.add_argument("--precision", default="auto", choices=["auto", "fp16", "bf16", "fp32"])
+    p.add_argument("--precision", default="auto", choices=["auto", *PRECISION_NAMES])
     p.add_argument("--size", default=None, choices=sorted(SIZES), help="মডেলের মাপ (ডিফল্ট: CPU-তে tiny, GPU-তে gpu)")
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--seed", type=int, default=0)
@@ -51,24 +57,58 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def global_batch_slice(data: CharDataset, generator: torch.Generator, global_batch: int, block_size: int,
-                       accumulation_steps: int, world_size: int, rank: int):
-    """এক step-এর পুরো global batch বানিয়ে এই rank-এর micro-batch-গুলো ফেরত দেয়: [(x, y)] × accumulation_steps।
-
-    সব rank একই generator-অবস্থা থেকে একই global batch টানে; (accumulation, world, micro) আকারে সাজিয়ে
-    rank r নেয় [:, r]। তাই N যা-ই হোক, এক step-এ মোট নমুনার সেট একই।
-    """
-    x, y = data.get_batch("train", global_batch, block_size, generator=generator)      # (G, T)
-    micro = global_batch // (accumulation_steps * world_size)
-    x = x.view(accumulation_steps, world_size, micro, block_size)[:, rank]
-    y = y.view(accumulation_steps, world_size, micro, block_size)[:, rank]
-    return list(zip(x, y, strict=True))
-
-
 def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
         precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
         cpu: bool = False) -> dict | None:
-    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না।"""
+    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫)।
+
+    precision একবারই ঠিক হয় ('auto' হলে mishran.precision.resolve), config তা থেকে বানানো, ফলাফলেও সেটাই।
+    """
+    device, backend = _start(cpu)
+    rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    on_gpu = device.type == "cuda"
+    size = size or ("gpu" if on_gpu else "tiny")
+    global_batch, micro, accum = _batch_plan(global_batch, micro_batch, world, on_gpu)
+    precision = resolve_precision(precision, device)          # একবারই ঠিক হয়; config তা থেকে বানানো
+    config = ds_config.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
+                                         zero_stage=zero_stage, precision=precision, device=device.type)
+
+    data = CharDataset()
+    gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])
+    model = TinyGPT(gpt, seed=seed)                            # সব rank-এ একই শুরুর ওজন
+    num_params = model.num_parameters()
+    engine = ds.initialize(model, config, lr=lr)
+    # সব rank একই seed-এ একই global batch টানে, আর প্রত্যেকে নেয় নিজের ভাগ
+    stream = BatchStream(data, micro, accum, gpt.block_size, world_size=world, rank=rank, seed=seed)
+    warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
+    with ds.LossScaleLog(engine) as log:
+        losses, elapsed = _train_steps(engine, lambda: [stream() for _ in range(accum)], steps, warmup, log)
+    per_rank = _rank_memory(engine, device)
+    ds.release(engine)
+    if rank != 0:
+        return None
+    timed = steps - warmup
+    speed = elapsed and timed > 0
+    tokens = global_batch * gpt.block_size
+    return {
+        "world_size": world, "zero_stage": zero_stage, "precision": precision,
+        "device": torch.cuda.get_device_name(device) if on_gpu else (platform.processor() or "cpu"),
+        "backend": backend, "model_size": size, "num_params": num_params,
+        "global_batch": global_batch, "micro_batch": micro, "accumulation_steps": accum,
+        "block_size": gpt.block_size, "steps": steps, "warmup_steps": warmup,
+        "losses": losses,
+        "ms_per_step": 1000 * elapsed / timed if speed else None,
+        "tokens_per_s": tokens * timed / elapsed if speed else None,
+        "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
+        "per_rank": per_rank,
+        "zero_paper_bytes_per_gpu": ds_config.zero_model_state_bytes(num_params, zero_stage, world),
+        "config": config,
+        "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
+    }
+
+
+def _start(cpu: bool) -> tuple[torch.device, str]:
+    """এই process-এর device বাছে আর process group চালু করে: (device, backend)।"""
     use_cuda = torch.cuda.is_available() and not cpu
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     if use_cuda:
@@ -79,81 +119,60 @@ def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, m
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ["LOCAL_SIZE"])))
     # launcher না থাকলে এক process-এর env বসে; থাকলে launcher-এর দেওয়া মানই থাকে
     info = ds.setup_single_process(backend="nccl" if use_cuda else "gloo")
-    rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
+    return device, info["backend"]
 
-    size = size or ("gpu" if use_cuda else "tiny")
-    global_batch = global_batch or (64 if use_cuda else 16)
-    micro = micro_batch or (8 if use_cuda else 4)
+
+def _batch_plan(global_batch: int | None, micro: int | None, world: int, on_gpu: bool) -> tuple[int, int, int]:
+    """(global batch, micro, accumulation): N বাড়লে accumulation কমে, global batch একই থাকে।
+
+    না দিলে GPU-তে 64 আর 8, CPU-তে 16 আর 4।
+    """
+    global_batch = global_batch or (64 if on_gpu else 16)
+    micro = micro or (8 if on_gpu else 4)
     if global_batch % (micro * world):
         raise SystemExit(f"global batch {global_batch} micro_batch {micro} × GPU {world} দিয়ে বিভাজ্য নয় "
                          "(global batch must be divisible by micro_batch × world_size)")
-    accum = global_batch // (micro * world)                    # N বাড়লে accumulation কমে, global batch একই
-    config = ds_config.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
-                                         zero_stage=zero_stage, precision=None if precision == "auto" else precision,
-                                         device="cuda" if use_cuda else "cpu")
-    precision = "fp16" if "fp16" in config else "bf16" if "bf16" in config else "fp32"
+    return global_batch, micro, global_batch // (micro * world)
 
-    data = CharDataset()
-    gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])
-    model = TinyGPT(gpt, seed=seed)                            # সব rank-এ একই শুরুর ওজন
-    num_params = model.num_parameters()
-    engine = ds.initialize(model, config, lr=lr)
-    log = ds.LossScaleLog(engine)
-    gen = torch.Generator().manual_seed(seed)                  # সব rank-এ একই global batch
 
-    warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
+def _train_steps(engine, next_batches, steps: int, warmup: int, log) -> tuple[list[float], float | None]:
+    """steps-টি optimizer step, প্রতিটি mishran.ds.engine_step দিয়ে; ফেরত: (প্রতি step-এর গড় loss, সময়)।
+
+    loss সব rank-এর সব micro-batch-এর গড়; সময় warmup-এর পরের step-গুলোর (কোনো step না থাকলে None)।
+    """
+    on_gpu = engine.device.type == "cuda"
+    world = torch.distributed.get_world_size()
     losses, t_start = [], None
     for step in range(steps):
         if step == warmup:
-            if use_cuda:
+            if on_gpu:
                 torch.cuda.synchronize()
             t_start = time.perf_counter()
-        step_loss = torch.zeros((), device=device)
-        for x, y in global_batch_slice(data, gen, global_batch, gpt.block_size, accum, world, rank):
-            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-            _, loss = engine(x, y)
-            engine.backward(loss)          # engine নিজে accum দিয়ে ভাগ করে, FP16-এ scale করে
-            engine.step()                  # সীমানায় gradient-এর গড় সব GPU-তে, তারপর optimizer step
-            step_loss += loss.detach().float()
+        micro_batches = next_batches()
+        step_loss = ds.engine_step(engine, micro_batches)
         log.record()
         torch.distributed.all_reduce(step_loss)                # সব rank-এর micro-batch-এর যোগফল
-        losses.append(step_loss.item() / (accum * world))
-    if use_cuda:
+        losses.append(step_loss.item() / (len(micro_batches) * world))
+    if on_gpu:
         torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t_start if t_start is not None else None
-    timed = steps - warmup
+    return losses, (time.perf_counter() - t_start if t_start is not None else None)
 
-    mine = {"rank": rank, "device": str(device),
-            "peak_memory_bytes": torch.cuda.max_memory_allocated(device) if use_cuda else None,
-            "memory_allocated_bytes": torch.cuda.memory_allocated(device) if use_cuda else None,
+
+def _rank_memory(engine, device: torch.device) -> list[dict]:
+    """প্রতিটি rank-এর peak memory আর model state-এর বাইট, সব rank থেকে জড়ো করা।"""
+    on_gpu = device.type == "cuda"
+    mine = {"rank": torch.distributed.get_rank(), "device": str(device),
+            "peak_memory_bytes": torch.cuda.max_memory_allocated(device) if on_gpu else None,
+            "memory_allocated_bytes": torch.cuda.memory_allocated(device) if on_gpu else None,
             "model_state_bytes": ds.model_state_bytes(engine)}
-    per_rank = [None] * world
+    per_rank = [None] * torch.distributed.get_world_size()
     torch.distributed.all_gather_object(per_rank, mine)
-    log.close()
-    ds.release(engine)
-
-    if rank != 0:
-        return None
-    tokens = global_batch * gpt.block_size
-    return {
-        "world_size": world, "zero_stage": zero_stage, "precision": precision,
-        "device": torch.cuda.get_device_name(device) if use_cuda else (platform.processor() or "cpu"),
-        "backend": info["backend"], "model_size": size, "num_params": num_params,
-        "global_batch": global_batch, "micro_batch": micro, "accumulation_steps": accum,
-        "block_size": gpt.block_size, "steps": steps, "warmup_steps": warmup,
-        "losses": losses,
-        "ms_per_step": 1000 * elapsed / timed if elapsed and timed > 0 else None,
-        "tokens_per_s": tokens * timed / elapsed if elapsed and timed > 0 else None,
-        "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
-        "per_rank": per_rank,
-        "zero_paper_bytes_per_gpu": ds_config.zero_model_state_bytes(num_params, zero_stage, world),
-        "config": config,
-        "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
-    }
+    return per_rank
 
 
 def main(argv=None) -> dict | None:
+    """কমান্ড লাইন থেকে run(): ফল ছাপে, --out দিলে rank 0 JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৫)।"""
     args = parse_args(argv)
     if args.cpu:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")         # GPU থাকলেও DeepSpeed-এর CPU accelerator
@@ -179,7 +198,6 @@ def main(argv=None) -> dict | None:
     torch.distributed.barrier()
     torch.distributed.destroy_process_group()
     return result
-
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 import torch
 
+from .precision import PRECISIONS  # noqa: F401  (মালিক mishran.precision; mishran.train এখনো এখান থেকে নেয়)
 from .util import as_bool
 
-__all__ = ["FloatFormat", "Decoded", "FORMATS", "PRECISIONS", "get_format", "decode", "decode_bits", "encode",
+__all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "decode", "decode_bits", "encode",
            "round_to", "spacing", "all_values", "torch_dtype", "format_table"]
 
 
@@ -111,10 +112,6 @@ _TORCH_DTYPES = {
 }
 
 
-PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-"""প্রশিক্ষণের precision-এর নাম → torch dtype: কোর্সের একটাই তালিকা (পাঠ ০৩-এর train, পাঠ ০৫-এর DeepSpeed config)।"""
-
-
 def get_format(fmt) -> FloatFormat:
     """নাম ('fp16'), torch dtype (torch.float16) বা FloatFormat থেকে FloatFormat; অচেনা নামে পরিষ্কার ভুলবার্তা (পাঠ ০১)।"""
     if isinstance(fmt, FloatFormat):
@@ -136,13 +133,13 @@ def get_format(fmt) -> FloatFormat:
 
 
 def torch_dtype(fmt):
-    """ফরম্যাটের torch dtype; TF32-এর (বা পুরোনো torch-এ FP8-এর) কোনো dtype নেই, তখন None।"""
+    """ফরম্যাটের torch dtype; TF32-এর (বা পুরোনো torch-এ FP8-এর) কোনো dtype নেই, তখন None (পাঠ ০১)।"""
     return _TORCH_DTYPES[get_format(fmt).name]
 
 
 @dataclass(frozen=True)
 class Decoded:
-    """decode()-এর ফল: বিটগুলো, তাদের মানে, আর মোট মান।"""
+    """decode()-এর ফল: বিটগুলো, তাদের মানে, আর মোট মান (পাঠ ০১)।"""
 
     fmt: str
     sign: int
@@ -216,7 +213,7 @@ def _as_float(x) -> float:
 
 
 def encode(value, fmt) -> int:
-    """value-কে fmt-এ round করে তার বিট-প্যাটার্ন (পূর্ণসংখ্যা) ফেরত দেয়।"""
+    """value-কে fmt-এ round করে তার বিট-প্যাটার্ন (পূর্ণসংখ্যা) ফেরত দেয় (পাঠ ০১)।"""
     f = get_format(fmt)
     r = round_to(_as_float(value), f)
     m, e = f.mantissa_bits, f.exponent_bits
@@ -297,7 +294,7 @@ def spacing(x, fmt) -> float:
 
 
 def all_values(fmt, finite_only: bool = True) -> list[float]:
-    """৮ বা ১৬ বিটের ফরম্যাটের সব ধনাত্মক মান, ছোট থেকে বড় (শূন্যসহ)।"""
+    """৮ বা ১৬ বিটের ফরম্যাটের সব ধনাত্মক মান, ছোট থেকে বড় (শূন্যসহ) (পাঠ ০১)।"""
     f = get_format(fmt)
     finite_only = as_bool(finite_only, "finite_only")
     if f.total_bits > 16:
@@ -308,7 +305,7 @@ def all_values(fmt, finite_only: bool = True) -> list[float]:
 
 
 def format_table(names=None) -> list[dict]:
-    """পরিসর ও সূক্ষ্মতার সারণি — প্রতিটি সারি বিট-বিন্যাস থেকে হিসাব করা।"""
+    """পরিসর ও সূক্ষ্মতার সারণি — প্রতিটি সারি বিট-বিন্যাস থেকে হিসাব করা (পাঠ ০১)।"""
     if names is not None and not isinstance(names, (list, tuple)):
         raise TypeError(f"names হবে ফরম্যাটের নামের list, যেমন ['fp16', 'bf16'] (a list of format names); "
                         f"পেয়েছি {names!r}")

@@ -120,21 +120,25 @@ def ds_block(name) -> dict:
     return {_DS_KEYS[name][0]: {"enabled": True}} if name in _DS_KEYS else {}
 
 
-def from_ds_config(config: dict) -> str:
+def from_ds_config(config: dict, error: type[Exception] = ValueError) -> str:
     """একটি DeepSpeed config কোন precision চালু করে: 'fp16', 'bf16' বা 'fp32' (পাঠ ০৫, ০৮)।
 
-    একটা block থাকলেই হয় না, তার "enabled" সত্য হতে হয় — DeepSpeed-ও তা-ই দেখে। দুটি একসঙ্গে চালু হলে ভুল।
+    একটা block থাকলেই হয় না, তার "enabled" সত্য হতে হয় — DeepSpeed-ও তা-ই দেখে। block dict না হলে
+    (যেমন "fp16": true) বা দুটি একসঙ্গে চালু হলে বাংলা + ইংরেজি বার্তায় `error`।
     """
     if not isinstance(config, dict):
         raise TypeError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}")
     found = []
     for name, keys in _DS_KEYS.items():
         for key in keys:
-            block = config.get(key)
-            if isinstance(block, dict) and block.get("enabled", False):
+            block = config.get(key, {})
+            if not isinstance(block, dict):
+                raise error(f'config-এর "{key}" হবে একটি dict, যেমন {{"enabled": true}} ("{key}" must be a dict); '
+                            f"পেয়েছি {block!r}")
+            if block.get("enabled", False):
                 found.append(name)
                 break
     if len(found) > 1:
-        raise ValueError("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled); config-এ "
-                         "একটির enabled মুছে দাও।")
+        raise error(f"{' আর '.join(n.upper() for n in found)} একসঙ্গে চালু করা যায় না ({' and '.join(found)} "
+                    "cannot both be enabled); config-এ একটির enabled মুছে দাও।")
     return found[0] if found else "fp32"

@@ -68,22 +68,20 @@ def as_seed(seed, name: str = "seed") -> int | None:
 
 
 def as_device(device, name: str = "device"):
-    """'cpu', 'cuda', 'cuda:1' বা torch.device → torch.device; অচেনা নাম বা GPU ছাড়া 'cuda' হলে পরিষ্কার ভুল (সব পাঠ)।"""
+    """'cpu', 'cuda', 'cuda:1' বা torch.device → torch.device; অচেনা নাম বা GPU ছাড়া 'cuda' হলে পরিষ্কার ভুল (সব পাঠ)।
+
+    নামটা পড়ে mishran.precision.device_type (এক জায়গায়); এখানে বাড়তি শুধু যাচাই: CUDA সত্যিই আছে কি না।
+    """
     import torch
 
-    if isinstance(device, torch.device):
-        result = device
-    elif isinstance(device, str):
-        try:
-            result = torch.device(device)
-        except RuntimeError:
-            raise ValueError(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
-    else:
+    from .precision import device_type
+
+    if not isinstance(device, (str, torch.device)):
         raise TypeError(f"{name} হবে 'cpu', 'cuda' বা torch.device ({name} must be a device name); "
                         f"পেয়েছি {device!r}")
-    if result.type == "cuda" and not torch.cuda.is_available():
+    if device_type(device) == "cuda" and not torch.cuda.is_available():
         raise ValueError("এখানে CUDA GPU নেই (CUDA is not available); device='cpu' দাও")
-    return result
+    return torch.device(device)
 
 
 def package_version(name: str) -> str | None:

@@ -1,0 +1,136 @@
+"""বাংলা সাহিত্যের সংকলন (পাঠ ০৮): খণ্ড পড়া, পুরো খণ্ড ধরে train/held-out ভাগ, আর প্রতি step-এর batch।
+
+    from mishran.literature import LiteratureData, BatchStream
+    data = LiteratureData()                      # bn_literature.txt, NFC, খণ্ড ধরে ভাগ করা
+    stream = BatchStream(data, micro_batch=16, accumulation_steps=2, block_size=64, seed=0)
+    x, y = stream()                              # এই rank-এর পরের micro-batch
+
+সংকলনের প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out নেয় পুরো খণ্ড, তাই
+একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়।
+"""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from mishran.data import CharDataset, CharTokenizer, data_file
+
+__all__ = ["LITERATURE_FILE", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
+           "LiteratureData", "BatchStream"]
+
+LITERATURE_FILE = "bn_literature.txt"
+
+_HEADER = re.compile(r"^### (\S+)/(\d+) ?(.*)$")
+
+
+@dataclass
+class Piece:
+    """সংকলনের একটি খণ্ড: একটি গল্প, কবিতা বা অধ্যায় (পাঠ ০৮)। work: বইয়ের id; index: বইয়ের ভেতরে ক্রম।"""
+
+    work: str
+    index: int
+    title: str
+    text: str
+
+
+def literature_path():
+    """bn_literature.txt কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।"""
+    return data_file(LITERATURE_FILE)
+
+
+def provenance() -> dict:
+    """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
+    return json.loads(data_file("bn_literature_provenance.json").read_text(encoding="utf-8"))
+
+
+def load_pieces(path=None) -> list[Piece]:
+    """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।"""
+    source = literature_path() if path is None else Path(path)
+    text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
+    pieces, current, lines = [], None, []
+    for line in text.split("\n"):
+        m = _HEADER.match(line)
+        if m:
+            if current is not None:
+                pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
+            current, lines = (m.group(1), int(m.group(2)), m.group(3)), []
+        elif current is not None:
+            lines.append(line)
+    if current is not None:
+        pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
+    if not pieces:
+        raise ValueError(f"{source}-এ কোনো '### ' খণ্ড-শিরোনাম নেই (no piece headers); এটা কি bn_literature.txt?")
+    return pieces
+
+
+def split_by_work(pieces, every: int = 10, offset: int = 5):
+    """(train, held-out): প্রতিটি বইয়ের index % every == offset খণ্ডগুলো held-out — পুরো খণ্ড, অক্ষর নয় (পাঠ ০৮)।
+
+    ফলে held-out-এ প্রায় সব বই থেকে কিছু আছে (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।
+    """
+    if every < 2 or not 0 <= offset < every:
+        raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every হতে হবে; পেয়েছি every={every}, offset={offset}")
+    train_set = [p for p in pieces if p.index % every != offset]
+    held = [p for p in pieces if p.index % every == offset]
+    if not held or not train_set:
+        raise ValueError("train বা held-out ভাগ খালি (empty split); every/offset বদলাও বা আরও খণ্ড দাও")
+    return train_set, held
+
+
+class LiteratureData:
+    """খণ্ড ধরে ভাগ করা ডেটা, CharDataset-এর মতো: tokenizer, train_data, val_data, get_batch (পাঠ ০৮)।
+
+    tokenizer বানানো হয় সব খণ্ডের অক্ষর থেকে (held-out-এর বিরল অক্ষরও যেন encode হয়); খণ্ডগুলোর মাঝে
+    একটি ফাঁকা লাইন। get_batch হুবহু mishran.data.CharDataset.get_batch (একই কোড, আবার লেখা নয়)।
+    """
+
+    get_batch = CharDataset.get_batch
+
+    def __init__(self, pieces=None, every: int = 10, offset: int = 5):
+        pieces = load_pieces() if pieces is None else pieces
+        self.train_pieces, self.heldout_pieces = split_by_work(pieces, every, offset)
+        self.train_text = "\n\n".join(p.text for p in self.train_pieces)
+        self.heldout_text = "\n\n".join(p.text for p in self.heldout_pieces)
+        self.tokenizer = CharTokenizer("".join(p.text for p in pieces) + "\n")
+        self.train_data = torch.tensor(self.tokenizer.encode(self.train_text), dtype=torch.long)
+        self.val_data = torch.tensor(self.tokenizer.encode(self.heldout_text), dtype=torch.long)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.vocab_size
+
+    def __repr__(self):
+        return (f"LiteratureData(vocab_size={self.vocab_size}, train={len(self.train_data)} অক্ষর "
+                f"{len(self.train_pieces)} খণ্ডে, held-out={len(self.val_data)} অক্ষর {len(self.heldout_pieces)} খণ্ডে)")
+
+
+class BatchStream:
+    """প্রতি step-এ একটি global batch টানে, আর এই rank-এর micro-batch-গুলো একে একে দেয় (পাঠ ০৪, ০৫, ০৮)।
+
+    সব rank একই seed-এর generator থেকে একই global batch টানে, আকার (accum, world, micro, T) করে rank r
+    নেয় [:, r]; তাই GPU এক হোক বা দুই, এক step-এ মোট নমুনা একই। step-এর সীমানায় কেবল generator-এর
+    অবস্থাই সব — checkpoint-এ সেটা রাখলেই resume-এ একই batch আসে।
+    """
+
+    def __init__(self, data, micro_batch: int, accumulation_steps: int, block_size: int, world_size: int = 1,
+                 rank: int = 0, seed: int = 0):
+        self.data, self.micro, self.accum, self.T = data, micro_batch, accumulation_steps, block_size
+        self.world, self.rank = world_size, rank
+        self.generator = torch.Generator().manual_seed(seed)
+        self._queue = []
+
+    @property
+    def global_batch(self) -> int:
+        return self.micro * self.accum * self.world
+
+    def __call__(self):
+        if not self._queue:
+            x, y = self.data.get_batch("train", self.global_batch, self.T, generator=self.generator)
+            shape = (self.accum, self.world, self.micro, self.T)
+            self._queue = list(zip(x.view(shape)[:, self.rank], y.view(shape)[:, self.rank], strict=True))
+        return self._queue.pop(0)

@@ -1,0 +1,150 @@
+"""একটি অক্ষর-ভিত্তিক ভাষা-মডেলের মাপকাঠি (পাঠ ০৮): bits per character, bigram-এর তুলনা, লেখা নমুনা আর তার
+শব্দের কত ভাগ চেনা, এক token-এর FLOP আর MFU।
+
+    from mishran.metrics import heldout_bpc, bigram_bpc, sample
+    bpc = heldout_bpc(model, data.val_data, block_size=64, precision="bf16")
+    text = sample(model, data.tokenizer, "সে দিন সকালে", max_new_tokens=100, top_k=20)
+
+পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়। এই মডিউল matplotlib বা ipywidgets import করে না।
+"""
+from __future__ import annotations
+
+import math
+import unicodedata
+
+import torch
+from torch.nn import functional as F
+
+from mishran.hardware import peak_tflops
+from mishran.models import TinyGPT
+from mishran.precision import autocast
+from mishran.precision import check as check_precision
+
+__all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "sample", "vocabulary_share", "flops_per_token",
+           "peak_tflops_for", "mfu", "speed_figures"]
+
+
+# ---------------------------------------------------------------- মাপ: bits per character
+
+def bits_per_char(total_nll_nats: float, n_chars: int) -> float:
+    """প্রতি অক্ষরে বিট = মোট negative log-likelihood (nat-এ) ÷ অক্ষরের সংখ্যা ÷ ln 2 (পাঠ ০৮)।"""
+    return total_nll_nats / n_chars / math.log(2)
+
+
+def bigram_bpc(train_ids, val_ids, vocab_size: int, alpha: float = 0.1) -> float:
+    """bigram মডেল: P(পরের অক্ষর | এই অক্ষর) = (গোনা + alpha) / (সারির যোগ + alpha·V), train থেকে গোনা (পাঠ ০৮)।
+
+    held-out-এর প্রতিটি অক্ষর (প্রথমটি বাদে) আগেরটি দেখে আন্দাজ — transformer-এর মতো একই লক্ষ্যগুলো।
+    """
+    counts = torch.full((vocab_size, vocab_size), float(alpha), dtype=torch.float64)
+    train_ids = torch.as_tensor(train_ids)
+    counts.index_put_((train_ids[:-1], train_ids[1:]), torch.ones(len(train_ids) - 1, dtype=torch.float64),
+                      accumulate=True)
+    logp = counts.log() - counts.sum(1, keepdim=True).log()
+    val_ids = torch.as_tensor(val_ids)
+    nll = -logp[val_ids[:-1], val_ids[1:]].sum().item()
+    return bits_per_char(nll, len(val_ids) - 1)
+
+
+@torch.no_grad()
+def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = "fp32", batch: int = 64,
+                max_chars: int | None = None) -> float:
+    """held-out-এর bits per character: লেখাটা block_size-এর পাশাপাশি টুকরোয় কেটে সব অক্ষর একবার করে (পাঠ ০৮)।
+
+    প্রতিটি টুকরোর প্রথম অক্ষর কম context পায় — সব মডেলের জন্য একই নিয়ম। max_chars দিলে শুধু শুরুর অতটুকু।
+    """
+    ids = torch.as_tensor(val_ids)
+    if max_chars is not None:
+        ids = ids[:max_chars + 1]
+    n = len(ids) - 1
+    starts = list(range(0, n, block_size))
+    x = torch.zeros(len(starts), block_size, dtype=torch.long)
+    y = torch.full((len(starts), block_size), -1, dtype=torch.long)     # -1: শেষ টুকরোর খালি ঘর, গোনা হয় না
+    for row, s in enumerate(starts):
+        piece = ids[s:s + block_size + 1]
+        x[row, :len(piece) - 1], y[row, :len(piece) - 1] = piece[:-1], piece[1:]
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    for i in range(0, len(starts), batch):
+        xb, yb = x[i:i + batch].to(device), y[i:i + batch].to(device)
+        with autocast(device, precision):
+            logits, _ = model(xb)
+        total += F.cross_entropy(logits.float().view(-1, logits.size(-1)), yb.view(-1), ignore_index=-1,
+                                 reduction="sum").item()
+    model.train(was_training)
+    return bits_per_char(total, n)
+
+
+# ---------------------------------------------------------------- নমুনা লেখা
+
+def sample(model, tokenizer, prompt: str, max_new_tokens: int = 200, temperature: float = 0.8,
+           top_k: int | None = 20, seed: int = 0, device="cpu") -> str:
+    """prompt-এর পরে মডেল যা লেখে (prompt বাদে), TinyGPT.generate দিয়ে; একই seed-এ একই লেখা (পাঠ ০৮)।"""
+    if temperature <= 0:
+        raise ValueError(f"temperature ধনাত্মক হতে হবে (temperature must be > 0); পেয়েছি {temperature}")
+    prompt = unicodedata.normalize("NFC", prompt)
+    idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)
+    was_training = model.training
+    model.eval()
+    out = model.generate(idx, max_new_tokens, temperature=temperature, top_k=top_k,
+                         generator=torch.Generator().manual_seed(seed))
+    model.train(was_training)
+    return tokenizer.decode(out[0, idx.size(1):])
+
+
+_PUNCT = "।॥,;:!?.\"'‘’“”()[]—–-…"
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in (t.strip(_PUNCT) for t in text.split()) if w]
+
+
+def vocabulary_share(generated: str, train_text: str) -> dict:
+    """লেখা শব্দের কত ভাগ train-এর শব্দভান্ডারে আছে (ফাঁকা দিয়ে ভাগ, যতিচিহ্ন ছেঁটে) (পাঠ ০৮)।
+
+    শেষ শব্দটি মাঝপথে কাটা হতে পারে, তাই তা বাদ।
+    """
+    vocab = set(_words(train_text))
+    words = _words(generated)[:-1]
+    known = sum(w in vocab for w in words)
+    return {"words": len(words), "known": known, "share": known / len(words) if words else float("nan")}
+
+
+# ---------------------------------------------------------------- গতি আর MFU
+
+def flops_per_token(model: TinyGPT) -> int:
+    """এক token-এ forward + backward-এর FLOP ≈ 6·N + 12·L·T·C (PaLM-এর হিসাব; N = matmul-এর ওজন) (পাঠ ০৮)।
+
+    N থেকে অবস্থানের embedding বাদ (ওটা matmul নয়); বাঁধা অক্ষর-embedding lm_head-এ matmul, তাই গোনা।
+    """
+    c = model.config
+    n = model.num_parameters() - model.transformer.wpe.weight.numel()
+    return 6 * n + 12 * c.n_layer * c.block_size * c.n_embd
+
+
+def peak_tflops_for(device_name: str, precision: str) -> float | None:
+    """এই GPU-র নাম আর precision-এ dense সর্বোচ্চ TFLOP/s (mishran.hardware.peak_tflops); অজানা হলে None (পাঠ ০৮)।"""
+    return peak_tflops(device_name)[1].get(check_precision(precision))
+
+
+def mfu(tokens_per_s: float | None, flops_per_token: float, peak_tflops_per_gpu: float | None,
+        world_size: int = 1) -> float | None:
+    """MFU = token/s × এক token-এর FLOP ÷ (GPU-প্রতি dense peak × GPU-র সংখ্যা); peak বা গতি অজানা হলে None (পাঠ ০৮)।"""
+    if not peak_tflops_per_gpu or not tokens_per_s:
+        return None
+    return tokens_per_s * flops_per_token / (peak_tflops_per_gpu * 1e12 * world_size)
+
+
+def speed_figures(step_times, warmup: int, tokens_per_step: int, flops_per_token: int, precision: str,
+                  device_name: str | None = None, world_size: int = 1) -> dict:
+    """একটি run-এর গতি: warmup বাদে token/s, এক token-এর FLOP, সেই precision-এ peak, আর MFU (পাঠ ০৮)।
+
+    precision: run-এ যা একবার ঠিক হয়েছিল — peak সেই precision-এর (FP32-এর peak BF16-এর চেয়ে অনেক ছোট)।
+    device_name: GPU-র নাম; CPU-তে None (peak জানা নেই, তাই MFU None)।
+    """
+    timed = step_times[warmup:] if len(step_times) > warmup else step_times
+    tokens_per_s = tokens_per_step * len(timed) / sum(timed) if timed and sum(timed) > 0 else None
+    peak = peak_tflops_for(device_name, precision) if device_name else None
+    return {"tokens_per_s": tokens_per_s, "flops_per_token": flops_per_token, "peak_tflops_per_gpu": peak,
+            "mfu": mfu(tokens_per_s, flops_per_token, peak, world_size)}
