@@ -1,4 +1,5 @@
-"""The course's notebook conventions (COURSE_PLAN §5), checked for every notebooks/*.ipynb that exists.
+"""The course's notebook conventions (the lesson anatomy docs/contributing.md describes), checked for every
+notebooks/*.ipynb that exists.
 
 Each rule is one test per notebook. A lesson that does not meet a rule yet is listed in KNOWN_MISSES with a reason;
 it runs as xfail(strict=True), so when its owner fixes it the test turns red until the entry is removed here.
@@ -187,7 +188,8 @@ def test_a_solution_that_does_not_assert_its_check_or_is_not_hidden_is_caught(tm
             with pytest.raises(AssertionError):
                 test_every_exercise_has_a_hidden_solution_that_asserts_its_check(path)
 
-# One spelling per word (issue 15): the lessons chose these; docs, messages and code comments follow them.
+# One spelling per word, so that a learner never wonders whether two spellings are two words: the lessons chose
+# these; docs, messages and code comments follow them.
 SPELLINGS = {"পুরনো": "পুরোনো", "ইচ্ছে": "ইচ্ছা", "টিউটোরিয়েল": "টিউটোরিয়াল", "ট্রেনিং": "প্রশিক্ষণ"}
 
 

@@ -15,8 +15,8 @@ import nbclean  # noqa: E402
 
 try:
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    from pip._vendor import tomli as tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, which pytest itself requires there
+    import tomli as tomllib
 
 
 def _names(reqs):
@@ -50,6 +50,18 @@ def test_colab_badge_and_setup_cell_come_from_the_one_url(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     assert colab.rewrite(nb, path.name, colab.repo_url()) == []
     assert colab.repo_url() in "".join(nb["cells"][1]["source"])       # the setup cell is the second cell
+
+
+def test_repo_url_is_the_one_in_project_urls(tmp_path):
+    """Read as TOML, not by pattern: a 'Repository' key in another table, or a comment, is not the URL."""
+    toml = tmp_path / "pyproject.toml"
+    toml.write_text('[tool.other]\nRepository = "https://example.org/wrong"\n# Repository = "https://x/y"\n'
+                    '[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/a/b/"\n',
+                    encoding="utf-8")
+    assert colab.repo_url(toml) == "https://github.com/a/b"
+    toml.write_text('[project]\nname = "x"\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match="Repository"):
+        colab.repo_url(toml)
 
 
 # Lessons whose printed numbers nbval compares cell by cell. 00 (orientation) and 08 (capstone) print nothing
@@ -108,6 +120,17 @@ def test_glossary_gives_one_bengali_term_per_concept():
     english = [r[1].strip().lower() for r in rows]
     assert len(rows) >= 30
     assert len(set(bengali)) == len(bengali) and len(set(english)) == len(english)
+
+
+def test_readme_names_every_tool_doc_and_module_and_the_check_tag():
+    """The README's folder map is where a newcomer looks first: a file missing there is a file nobody finds."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    files = sorted(p.name for folder in ("tools", "docs") for p in (ROOT / folder).iterdir() if p.is_file())
+    modules = sorted(p.stem for p in (ROOT / "src/mishran").glob("*.py") if p.stem != "__init__")
+    assert [f for f in files if f not in text] == []
+    assert [m for m in modules if not re.search(rf"\b{m}\b", text)] == []
+    assert "docs/contributing.md" in text
+    assert nbclean.CHECK_TAG in text and nbclean.CHECK_MARK not in text     # the tag, not the old comment marker
 
 
 def test_ci_calls_make_test_and_readme_names_it():
