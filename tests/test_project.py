@@ -1,4 +1,5 @@
-"""The project's own rules: dependency lists agree, notebooks are stored clean and follow the lesson anatomy."""
+"""The project's own rules: dependency lists agree, notebooks are stored clean with the outputs nbval compares,
+Colab badges come from the one URL, core modules stay free of plotting, and the README maps every file."""
 import json
 import re
 import subprocess
