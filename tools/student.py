@@ -47,8 +47,12 @@ def _say_no_solutions(cell):
 def student_copy(nb):
     """The notebook without solution cells, without any stored output, and saying so (a new dict; nb is not
     changed)."""
-    import nbformat
-    from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+    try:
+        import nbformat
+        from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+    except ImportError as err:       # a bare python3: nbconvert comes with JupyterLab (`make lab`)
+        sys.exit(f"student.py: {err.name} পাওয়া যায়নি ({err.name} not found); এটা JupyterLab-এর সঙ্গে আসে: "
+                 "`make lab` চালিয়ে .venv/bin/python tools/student.py ... দিয়ে চালাও।")
 
     node = nbformat.from_dict(json.loads(json.dumps(nb)))
     node, _ = TagRemovePreprocessor(remove_cell_tags={nbclean.SOLUTION_TAG}).preprocess(node, {})
