@@ -8,7 +8,7 @@ TORCH_PIP_ARGS ?=
 PY  := $(VENV)/bin/python
 PIP := $(PY) -m pip
 FIRST_LESSON := notebooks/00_orientation.ipynb
-LINT := ../shared/tools/course_lint.py
+LINT := tools/course_lint.py
 # Extra JupyterLab options, e.g. LAB_ARGS="--no-browser --port 8899". As root (a container), Jupyter needs
 # --allow-root: added separately, so it stays whatever LAB_ARGS says.
 LAB_ARGS ?=
@@ -90,9 +90,9 @@ browser-test: $(VENV)/.stamp-test  ## browser-এ প্রতিটি পা�
 	MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" $(PY) -m pytest -q tests/browser/test_site_in_browser.py \
 	&& exit $$rc
 
-# For authors: measure the notebooks against the course conventions (the tool lives beside the checkout).
-lint:  ## (লেখকদের) পাশের course_lint.py দিয়ে notebook-এর রীতি মাপে
-	@if [ -f $(LINT) ]; then $(PYTHON) $(LINT) notebooks/; else echo "course_lint.py not found at $(LINT)"; fi
+# For authors: measure the notebooks against the course conventions (standard library only: no .venv needed).
+lint:  ## (লেখকদের) tools/course_lint.py দিয়ে notebook-এর রীতি মাপে
+	$(PYTHON) $(LINT) notebooks/
 
 # For authors: execute notebooks and store them clean (outputs kept only where nbval checks them).
 clean-notebooks: $(VENV)/.stamp-test  ## (লেখকদের) notebook চালিয়ে পরিষ্কার করে রাখে (nbclean)

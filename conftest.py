@@ -1,7 +1,8 @@
 """pytest: each notebook's run time (all its cells) is reported, and a notebook over the limit fails the run.
 
-The course promises every lesson runs on a CPU in at most 2 minutes (COURSE_PLAN); a slower one is a failure, not a
-note. MISHRAN_NOTEBOOK_LIMIT_S overrides the limit (tests of this hook use a tiny one).
+The course promises every lesson runs on a CPU in at most 2 minutes (README, docs/contributing.md), so that a learner
+without a GPU can follow it; a slower one is a failure, not a note. MISHRAN_NOTEBOOK_LIMIT_S overrides the limit
+(tests of this hook use a tiny one).
 """
 import base64
 import os

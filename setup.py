@@ -3,22 +3,26 @@
 The files named in [tool.mishran] corpus-files land as mishran/corpus/<name>. An editable install needs no copy:
 mishran.data.corpus_path() reads data/ of the checkout first.
 """
-import re
 import shutil
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
+try:
+    import tomllib
+except ModuleNotFoundError:
+    # Python 3.10: tomli is tomllib before it joined the standard library in 3.11; the build installs it there
+    # (pyproject.toml's [build-system] requires).
+    import tomli as tomllib
+
 HERE = Path(__file__).resolve().parent
 
 
 def corpus_files() -> list[str]:
-    """The names in pyproject.toml's [tool.mishran] corpus-files (read without tomllib: Python 3.10 builds too)."""
-    text = (HERE / "pyproject.toml").read_text(encoding="utf-8")
-    block = re.search(r"^\[tool\.mishran\]\s*$(.*?)^(?=\[)", text + "\n[", re.M | re.S).group(1)
-    listed = re.search(r"^corpus-files\s*=\s*\[(.*?)\]", block, re.M | re.S).group(1)
-    return re.findall(r'"([^"]+)"', listed)
+    """The names in pyproject.toml's [tool.mishran] corpus-files."""
+    pyproject = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))
+    return list(pyproject["tool"]["mishran"]["corpus-files"])
 
 
 class BuildPyWithCorpus(build_py):

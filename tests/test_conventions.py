@@ -1,4 +1,5 @@
-"""The course's notebook conventions (COURSE_PLAN §5), checked for every notebooks/*.ipynb that exists.
+"""The course's notebook conventions (the lesson anatomy docs/contributing.md describes), checked for every
+notebooks/*.ipynb that exists.
 
 Each rule is one test per notebook. A lesson that does not meet a rule yet is listed in KNOWN_MISSES with a reason;
 it runs as xfail(strict=True), so when its owner fixes it the test turns red until the entry is removed here.
@@ -82,16 +83,34 @@ def test_anatomy_title_badge_and_headings(path):
     assert not missing, f"missing ## headings: {missing}"
 
 
+def _asserts(solution, check):
+    """True when a solution cell asserts check's verdict: directly (`assert check_x(...)`), or collected into a
+    name that is then asserted (`solved = [check_x(...)]` ... `assert all(solved)`, e.g. under redirect_stdout so
+    that the check's explanation does not give the answer away in the output)."""
+    if re.search(rf"^\s*assert .*\b{check}\(", solution, re.M):
+        return True
+    collected = re.findall(r"^\s*assert (?:all\()?(\w+)\)?\s*$", solution, re.M)
+    return any(re.search(rf"\b{var}\b[^\n]*=[^=][\s\S]*\b{check}\(", solution) for var in collected)
+
+
 @pytest.mark.parametrize("path", _cases("exercises"))
-def test_at_least_three_exercises_each_followed_by_its_solution(path):
+def test_every_exercise_has_a_hidden_solution_that_asserts_its_check(path):
     cells = _cells(path)
     exercises = [i for i, c in enumerate(cells) if "exercise" in _tags(c)]
     solutions = [i for i, c in enumerate(cells) if "solution" in _tags(c)]
     if not _orientation(path):
         assert len(exercises) >= MIN_EXERCISES
-    assert len(solutions) == len(exercises)
+    assert len(solutions) == len(exercises), "a solution cell that follows no exercise"
     for i in exercises:
         assert i + 1 < len(cells) and "solution" in _tags(cells[i + 1]), f"cell {i + 1} must be cell {i}'s solution"
+        meta = cells[i + 1]["metadata"]
+        assert meta.get("jupyter", {}).get("source_hidden") is True, f"solution {i + 1} is not hidden in Jupyter"
+        assert meta.get("cellView") == "form", f"solution {i + 1} is not hidden in Colab (cellView form)"
+        checks = set(re.findall(r"\b(check_\w+)\(", _text(cells[i])))
+        assert checks, f"exercise cell {i} calls no check_ function"
+        missing = [name for name in sorted(checks) if not _asserts(_text(cells[i + 1]), name)]
+        assert not missing, f"solution {i + 1} must assert {missing}"
+        assert "..." in _text(cells[i]), f"exercise cell {i} leaves no blank (...)"
 
 
 @pytest.mark.parametrize("path", _cases("bengali_share"))
@@ -143,12 +162,34 @@ def test_a_long_line_and_a_missing_solution_are_caught(tmp_path):
     path = tmp_path / "99_bad.ipynb"
     path.write_text(json.dumps(bad), encoding="utf-8")
     for test in (test_code_lines_are_at_most_100_characters, test_anatomy_title_badge_and_headings,
-                 test_at_least_three_exercises_each_followed_by_its_solution):
+                 test_every_exercise_has_a_hidden_solution_that_asserts_its_check):
         with pytest.raises(AssertionError):
             test(path)
 
 
-# One spelling per word (issue 15): the lessons chose these; docs, messages and code comments follow them.
+
+def test_a_solution_that_does_not_assert_its_check_or_is_not_hidden_is_caught(tmp_path):
+    def notebook(solution_source, solution_meta):
+        return {"cells": [{"cell_type": "code", "source": "x = ...\ncheck_x(x)", "metadata": {"tags": ["exercise"]},
+                           "outputs": [], "execution_count": None},
+                          {"cell_type": "code", "source": solution_source, "outputs": [], "execution_count": None,
+                           "metadata": dict(solution_meta, tags=["solution"])}]}
+    hidden = {"jupyter": {"source_hidden": True}, "cellView": "form"}
+    path = tmp_path / "00_sample.ipynb"                          # 00: the three-exercise minimum does not apply
+    for source, meta, ok in [("assert check_x(3)", hidden, True),
+                             ("solved = [check_x(3)]\nassert all(solved)", hidden, True),
+                             ("check_x(3)", hidden, False),                       # called, never asserted
+                             ("assert check_x(3)", {"cellView": "form"}, False),  # visible in Jupyter
+                             ("assert check_x(3)", {"jupyter": {"source_hidden": True}}, False)]:   # and in Colab
+        path.write_text(json.dumps(notebook(source, meta)), encoding="utf-8")
+        if ok:
+            test_every_exercise_has_a_hidden_solution_that_asserts_its_check(path)
+        else:
+            with pytest.raises(AssertionError):
+                test_every_exercise_has_a_hidden_solution_that_asserts_its_check(path)
+
+# One spelling per word, so that a learner never wonders whether two spellings are two words: the lessons chose
+# these; docs, messages and code comments follow them.
 SPELLINGS = {"পুরনো": "পুরোনো", "ইচ্ছে": "ইচ্ছা", "টিউটোরিয়েল": "টিউটোরিয়াল", "ট্রেনিং": "প্রশিক্ষণ"}
 
 

@@ -63,6 +63,20 @@ def test_an_installed_wheel_reads_the_packaged_corpus(wheel, tmp_path):
     assert int(done.stdout.strip()) == want
 
 
+def test_the_build_installs_what_setup_py_needs_to_read_pyproject_on_python_3_10():
+    """setup.py reads pyproject.toml with tomllib, new in Python 3.11; on 3.10 the build must bring tomli."""
+    from packaging.requirements import Requirement
+
+    from setup import tomllib
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["requires-python"] == ">=3.10"
+    tomli = [r for r in map(Requirement, pyproject["build-system"]["requires"]) if r.name == "tomli"]
+    assert len(tomli) == 1 and tomli[0].marker is not None
+    assert tomli[0].marker.evaluate({"python_version": "3.10"})
+    assert not tomli[0].marker.evaluate({"python_version": "3.11"})     # 3.11+ has tomllib: nothing to install
+    assert corpus_files() == pyproject["tool"]["mishran"]["corpus-files"]
+
+
 def test_the_editable_build_prints_no_setuptools_banner(tmp_path):
     code = ("from setuptools import build_meta; import sys; "
             f"sys.stdout.write(build_meta.build_editable({str(tmp_path)!r}))")

@@ -3,8 +3,6 @@ underflow_report counts what storing in a format really does."""
 import logging
 import math
 import random
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
@@ -447,10 +445,3 @@ def test_simulate_refuses_a_negative_or_non_integer_step_count(steps):
     with pytest.raises(ValueError, match=r"steps must be a non-negative integer"):
         simulate(StaticLossScaler(), [False] * 5, steps=steps)
     assert simulate(StaticLossScaler(), [False] * 5, steps=0) == []
-
-
-def test_scaling_is_a_core_module():
-    code = ("import sys, mishran.scaling; "
-            "bad = [m for m in ('matplotlib', 'ipywidgets', 'mishran.plots', 'mishran.widgets') if m in sys.modules]; "
-            "sys.exit(1 if bad else 0)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).returncode == 0

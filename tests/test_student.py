@@ -1,5 +1,6 @@
 """tools/student.py (make student): solution-free lesson copies that still run up to every exercise."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,46 @@ def copies(tmp_path_factory):
                           + [str(p) for p in NOTEBOOKS], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return out
+
+
+def _sentences(cells):
+    text = "\n".join("".join(c["source"]) for c in cells)
+    return [s.strip() for s in re.split(r"[।\n]", text) if s.strip()]
+
+
+def _points_at_a_hidden_solution(sentence):
+    """A sentence that sends the learner to a hidden solution cell, in Bengali or in English."""
+    return bool(re.search(r"লুকানো", sentence) and re.search(r"সমাধান", sentence)) or bool(
+        re.search(r"hidden", sentence, re.I) and re.search(r"solution", sentence, re.I))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_copy_holds_no_solution_and_no_pointer_to_one(copies, path):
+    lesson = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    copy = json.loads((copies / path.name).read_text(encoding="utf-8"))["cells"]
+    texts = ["".join(c["source"]) for c in copy]
+    for solution in (c for c in lesson if "solution" in _tags(c)):      # by content, whatever the tags say
+        assert "".join(solution["source"]) not in texts
+    pointers = [s for s in _sentences(copy) if _points_at_a_hidden_solution(s)]
+    assert not pointers, pointers
+    if any(_points_at_a_hidden_solution(s) for s in _sentences(lesson)):   # the lesson said it: the copy says why not
+        assert any(student.NO_SOLUTION in t for t in texts)
+
+
+def test_each_wording_of_the_hidden_solution_sentence_is_replaced_and_nothing_else():
+    lead = "`check_...` বলে দেবে ঠিক হলো কি না।"
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": f"{lead} প্রতিটির ঠিক পরের লুকানো ঘরে সমাধান আছে — "
+                                                                 "আগে নিজে চেষ্টা করো। শেষ।"},
+             {"cell_type": "markdown", "metadata": {}, "source": "প্রতিটির ঠিক পরের লুকানো ঘরে সমাধান আছে; আগে নিজে "
+                                                                 "চেষ্টা করো।\n\n**১.** প্রশ্ন"},
+             {"cell_type": "markdown", "metadata": {}, "source": "সামনের ১-টিকে বলে **লুকানো বিট** (hidden bit)।"},
+             {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "assert check_x(1)",
+              "outputs": [], "execution_count": None}]
+    copy = student.student_copy({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})["cells"]
+    assert len(copy) == 3
+    assert "".join(copy[0]["source"]) == f"{lead} {student.NO_SOLUTION} শেষ।"
+    assert "".join(copy[1]["source"]) == f"{student.NO_SOLUTION}\n\n**১.** প্রশ্ন"
+    assert "".join(copy[2]["source"]) == "সামনের ১-টিকে বলে **লুকানো বিট** (hidden bit)।"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

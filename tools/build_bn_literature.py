@@ -119,8 +119,8 @@ def front_matter(md: str) -> dict:
     return out
 
 
-def strip_markup(md: str, counts: collections.Counter) -> list[tuple[str, str]]:
-    """Markdown → [(শিরোনাম, লেখা)], প্রথম স্তরের শিরোনাম (# ...) ধরে খণ্ড। counts-এ কী কী সরানো হলো।"""
+def _strip_whole_file(md: str, counts: collections.Counter) -> str:
+    """ফাইল-জোড়া markup সরায়: front matter, HTML comment আর tag, byte order mark।"""
     m = _FRONT.match(md)
     if m:
         md = md[m.end():]
@@ -130,26 +130,47 @@ def strip_markup(md: str, counts: collections.Counter) -> list[tuple[str, str]]:
     counts["HTML tags removed"] += len(_TAG.findall(md))
     md = _TAG.sub("", md)
     counts["byte order marks (U+FEFF) removed"] += md.count("\ufeff")
-    md = md.replace("\ufeff", "")
+    return md.replace("\ufeff", "")
+
+
+def _kept_line(raw: str, counts: collections.Counter) -> str | None:
+    """একটি লাইন markup-এর লাইন (code fence, '* * *') হলে None; নইলে শেষের hard line-break '\\' ছাড়া লাইনটি।"""
+    if _FENCE.match(raw):
+        counts["code fence lines removed"] += 1
+        return None
+    if _RULE_LINE.match(raw):
+        counts["'* * * *' separator lines removed"] += 1
+        return None
+    if raw.rstrip().endswith("\\"):
+        counts["hard line-break backslashes removed"] += 1
+        return raw.rstrip()[:-1]
+    return raw
+
+
+def _prose_line(line: str, counts: collections.Counter) -> str:
+    """'---' থেকে em dash, আর ফাঁকা জায়গা এক space-এ।"""
+    if "---" in line:
+        counts["'---' turned into an em dash"] += line.count("---")
+        line = line.replace("---", "\u2014")
+    squeezed = re.sub(r"[ \t\u00a0]+", " ", line).strip()
+    if squeezed != line:
+        counts["lines with spaces squeezed or trimmed"] += 1
+    return squeezed
+
+
+def strip_markup(md: str, counts: collections.Counter) -> list[tuple[str, str]]:
+    """Markdown → [(শিরোনাম, লেখা)], প্রথম স্তরের শিরোনাম (# ...) ধরে খণ্ড। counts-এ কী কী সরানো হলো।"""
     pieces, title, lines = [], None, []
 
     def flush():
-        body = "\n".join(lines)
-        body = re.sub(r"\n{3,}", "\n\n", body).strip()
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
         if body or title:
             pieces.append((title or "", body))
 
-    for raw in md.splitlines():
-        if _FENCE.match(raw):
-            counts["code fence lines removed"] += 1
+    for raw in _strip_whole_file(md, counts).splitlines():
+        line = _kept_line(raw, counts)
+        if line is None:
             continue
-        if _RULE_LINE.match(raw):
-            counts["'* * * *' separator lines removed"] += 1
-            continue
-        line = raw
-        if line.rstrip().endswith("\\"):
-            counts["hard line-break backslashes removed"] += 1
-            line = line.rstrip()[:-1]
         h = _HEADING.match(line)
         if h:
             counts[f"level-{len(h.group(1))} heading markers removed"] += 1
@@ -158,13 +179,7 @@ def strip_markup(md: str, counts: collections.Counter) -> list[tuple[str, str]]:
                 title, lines = h.group(2), []
                 continue
             line = h.group(2)
-        if "---" in line:
-            counts["'---' turned into an em dash"] += line.count("---")
-            line = line.replace("---", "\u2014")
-        squeezed = re.sub(r"[ \t\u00a0]+", " ", line).strip()
-        if squeezed != line:
-            counts["lines with spaces squeezed or trimmed"] += 1
-        lines.append(squeezed)
+        lines.append(_prose_line(line, counts))
     flush()
     return pieces
 

@@ -266,7 +266,7 @@ def lesson_map(lessons: list[tuple[Path, dict]]) -> str:
     return "\n".join(rows)
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
     ap.add_argument("--out", type=Path, default=REPO / "out" / "site")
@@ -275,30 +275,26 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     ap.add_argument("--executed", type=Path, help="lessons already run and saved by the browser test "
                     "(out/browser/executed): used where their cells equal the repository's, so nothing runs twice")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    os.environ.pop("MPLBACKEND", None)        # kernel-এ inline চিত্র চাই; CI-র MPLBACKEND=Agg চিত্র লুকাত
-    notebooks = sorted(args.notebooks or (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    out = args.out.resolve()
-    build = REPO / "build"
-    t_all = time.perf_counter()
-    vendor(build / "site-vendor")                  # npm first: fail early when it cannot be had
 
+def execute_all(notebooks: list[Path], cache: Path | None, timeout: int, executed: Path | None,
+                jobs: int) -> list | None:
+    """সব পাঠ চালায়; ফেরত প্রতিটির (nb, সেকেন্ড, আগে চালানো কি না), আর কোনো পাঠ ব্যর্থ হলে None (কারণ ছাপা হয়)।"""
     # নোটবুকগুলো একটি অস্থায়ী কপিতে চলে (তারা যা লেখে তা repo-তে পড়ে না); পাঠ ০০ notebooks/ ফোল্ডার দেখে
     work = Path(tempfile.mkdtemp(prefix="mishran-site-"))
     shutil.copytree(REPO / "notebooks", work / "notebooks")
     shutil.copytree(REPO / "docs", work / "docs")
-    cache = None if args.no_cache else build / "site-cache"
     print(f"executing {len(notebooks)} notebooks (cache: {cache or 'off'})", flush=True)
 
     def run(path):
         try:
-            return execute(work / "notebooks" / path.name, work / "notebooks", cache, args.timeout, args.executed)
+            return execute(work / "notebooks" / path.name, work / "notebooks", cache, timeout, executed)
         except LessonFailed as err:
             return err
 
     try:
-        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
             results = list(pool.map(run, notebooks))
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -307,20 +303,19 @@ def main(argv=None) -> int:
         print(f"\nFAILED {err}", file=sys.stderr)
     if failed:
         print(f"build_site: {len(failed)} of {len(notebooks)} lessons failed; no site written", file=sys.stderr)
-        return 1
+        return None
+    return results
 
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    copy_static(out, build / "site-vendor")
+
+def doc_pages() -> tuple[list[Path], list[tuple[str, str]]]:
+    """docs/*.md, DOC_ORDER আগে, বাকিগুলো নামের ক্রমে; আর প্রতিটির (site-এ ঠিকানা, শিরোনাম)।"""
     docs = [REPO / "docs" / f"{name}.md" for name in DOC_ORDER if (REPO / "docs" / f"{name}.md").is_file()]
     docs += sorted(p for p in (REPO / "docs").glob("*.md") if p not in docs)
-    doc_titles = [(f"docs/{p.stem}.html", first_heading(p.read_text(encoding="utf-8")) or p.stem) for p in docs]
-    lessons = [(path, lesson_info(nb)) for path, (nb, _, _) in zip(notebooks, results, strict=True)]
-    pages = [(f"notebooks/{p.stem}.html", f"পাঠ {p.name[:2].translate(BN_DIGITS)}") for p, _ in lessons]
+    return docs, [(f"docs/{p.stem}.html", first_heading(p.read_text(encoding="utf-8")) or p.stem) for p in docs]
 
-    exporter = make_exporter()
-    copy_files: set[str] = set()
+
+def write_lessons(out: Path, exporter, lessons, results, doc_titles, copy_files: set[str]) -> None:
+    pages = [(f"notebooks/{p.stem}.html", f"পাঠ {p.name[:2].translate(BN_DIGITS)}") for p, _ in lessons]
     for i, ((path, info), (nb, _, _)) in enumerate(zip(lessons, results, strict=True)):
         prepare_lesson(nb)
         nav = nav_html("../", pages[i - 1] if i else None, pages[i + 1] if i + 1 < len(pages) else None, doc_titles)
@@ -328,25 +323,60 @@ def main(argv=None) -> int:
         (out / "notebooks").mkdir(exist_ok=True)
         (out / "notebooks" / f"{path.stem}.html").write_text(finish(page, "notebooks", copy_files, path.name),
                                                              encoding="utf-8")
+
+
+def write_docs(out: Path, exporter, docs, doc_titles, copy_files: set[str]) -> None:
     for doc, (href, title) in zip(docs, doc_titles, strict=True):
         nav = nav_html("../", None, None, doc_titles)
         page = render(exporter, markdown_notebook(doc.read_text(encoding="utf-8")), "../", nav, f"{title} — মিশ্রণ")
         (out / "docs").mkdir(exist_ok=True)
         (out / href).write_text(finish(page, "docs", copy_files, doc.name), encoding="utf-8")
+
+
+def write_front_pages(out: Path, exporter, lessons, doc_titles, copy_files: set[str]) -> None:
+    """README.html আর index.html (site/index.md-এ পাঠের সারণি আর docs-এর তালিকা বসিয়ে)।"""
     readme = REPO / "README.md"
     page = render(exporter, markdown_notebook(readme.read_text(encoding="utf-8")), "", nav_html("", None, None,
                   doc_titles), "README — মিশ্রণ")
     (out / "README.html").write_text(finish(page, "", copy_files, "README.md"), encoding="utf-8")
-
     index = (REPO / "site" / "index.md").read_text(encoding="utf-8")
     index = index.replace("{{LESSON_MAP}}", lesson_map(lessons)).replace(
         "{{DOCS_LIST}}", "\n".join(f"- [{t}](docs/{Path(h).stem}.md)" for h, t in doc_titles))
     page = render(exporter, markdown_notebook(index), "", nav_html("", None, None, doc_titles), "মিশ্রণ")
     (out / "index.html").write_text(finish(page, "", copy_files, "index.md"), encoding="utf-8")
 
+
+def write_site(out: Path, notebooks: list[Path], results: list, vendor_cache: Path) -> None:
+    """out/-কে নতুন করে লেখে: _static, প্রতিটি পাঠ, docs, README, index, আর link করা repo-র ফাইল।"""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_static(out, vendor_cache)
+    docs, doc_titles = doc_pages()
+    lessons = [(path, lesson_info(nb)) for path, (nb, _, _) in zip(notebooks, results, strict=True)]
+    exporter = make_exporter()
+    copy_files: set[str] = set()
+    write_lessons(out, exporter, lessons, results, doc_titles, copy_files)
+    write_docs(out, exporter, docs, doc_titles, copy_files)
+    write_front_pages(out, exporter, lessons, doc_titles, copy_files)
     for rel in sorted(copy_files):
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / rel, out / rel)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    os.environ.pop("MPLBACKEND", None)        # kernel-এ inline চিত্র চাই; CI-র MPLBACKEND=Agg চিত্র লুকাত
+    notebooks = sorted(args.notebooks or (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    out = args.out.resolve()
+    build = REPO / "build"
+    t_all = time.perf_counter()
+    vendor(build / "site-vendor")                  # npm first: fail early when it cannot be had
+    cache = None if args.no_cache else build / "site-cache"
+    results = execute_all(notebooks, cache, args.timeout, args.executed, args.jobs)
+    if results is None:
+        return 1
+    write_site(out, notebooks, results, build / "site-vendor")
     n_pages = len(list(out.rglob("*.html")))
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
     executed = sum(s for _, s, _ in results)

@@ -17,7 +17,8 @@ The cell then raises CourseSetupStop, which stops Runtime -> Run all there with 
 (os.kill(os.getpid(), 9)): an error is what Jupyter and Colab both define to stop Run all, the learner reads
 why, and there is no "session crashed" notice; after a kill the learner would have to Run all again anyway.
 MISHRAN_REPO overrides the repository (tests point it at a local git repository).
-This file uses only the standard library: it runs on Colab before anything is installed.
+This file uses only the standard library (and tomli on Python 3.10, only to read pyproject.toml): it runs on Colab
+before anything is installed.
 """
 import importlib.util
 import json
@@ -36,11 +37,25 @@ MARKER = "mishran-colab-commit.txt"            # in site-packages: which commit 
 BADGE_RE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)[ \t]*$", re.MULTILINE)
 
 
+def read_toml(path):
+    """A TOML file as a dict: tomllib (Python 3.11+), or on 3.10 tomli, the same parser before it joined the
+    standard library (pytest, a test dependency, requires it there)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            sys.exit("Python 3.10-এ pyproject.toml পড়তে tomli লাগে (tomli needed): pip install tomli, "
+                     "বা Python 3.11+ নাও।")
+    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+
+
 def repo_url(pyproject=ROOT / "pyproject.toml"):
-    m = re.search(r'^Repository\s*=\s*"([^"]+)"', Path(pyproject).read_text(encoding="utf-8"), re.MULTILINE)
-    if not m:
+    url = read_toml(pyproject).get("project", {}).get("urls", {}).get("Repository")
+    if not url:
         sys.exit("pyproject.toml has no [project.urls] Repository = \"...\"")
-    return m.group(1).rstrip("/")
+    return url.rstrip("/")
 
 
 def badge(url, notebook_name):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the whole suite on a GPU machine that has torch but no network (COURSE_PLAN §10).
-# Here (CPU machine), once:   echo /.whl/ >> .git/info/exclude && bash ../shared/tools/gpu_wheels.sh
+# Run the whole suite on a GPU machine that has torch but no network: the CI machine has no GPU, so the CUDA
+# paths (FP16 with GradScaler, BF16, FP8, DeepSpeed on GPUs) are verified this way, by hand, on a real GPU.
+# On a CPU machine with network, once:   bash tools/gpu_wheels.sh      (the missing wheels, into .whl/)
 # There, from the repo root: bash tools/gpu_verify.sh [pytest args...]   (with .whl/ copied beside the project)
 set -uo pipefail
 source "$(dirname "$0")/gpu_env.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Store notebooks clean (COURSE_PLAN §9), optionally executing them first.
+"""Store notebooks clean, optionally executing them first: git then shows only what an author changed, a learner
+opens a lesson without someone else's results in it, and nbval finds stored outputs exactly where it compares them.
 
     python tools/nbclean.py notebooks/*.ipynb             # clean in place
     python tools/nbclean.py --execute notebooks/*.ipynb   # run top to bottom, then clean
@@ -100,34 +101,47 @@ def clean(nb):
     return nb
 
 
+def _notebook_metadata_problems(meta):
+    if set(meta) != {"kernelspec", "language_info"} or meta["kernelspec"] != KERNELSPEC:
+        return [f"notebook metadata {sorted(meta)} is not the python3 kernelspec + language_info"]
+    if _language_info(meta) != meta["language_info"]:
+        return ["notebook language_info is not the one a Python kernel writes"]
+    return []
+
+
+def _cell_metadata_problems(i, cell):
+    found = []
+    cmeta = cell.get("metadata", {})
+    extra = set(cmeta) - CELL_METADATA_KEYS
+    if extra:
+        found.append(f"cell {i}: metadata {sorted(extra)}")
+    if SOLUTION_TAG in cmeta.get("tags", []) and not (
+            cmeta.get("jupyter", {}).get("source_hidden") is True and cmeta.get("cellView") == "form"):
+        found.append(f"cell {i}: a solution not hidden in Jupyter and Colab (source_hidden, cellView form)")
+    return found
+
+
+def _code_cell_problems(i, cell):
+    found = []
+    if _has_marker(source(cell)):
+        found.append(f"cell {i}: '# {CHECK_MARK}' comment instead of the cell tag {CHECK_TAG}")
+    outs = cell.get("outputs", [])
+    if cell.get("execution_count") != (1 if outs else None):
+        found.append(f"cell {i}: execution_count {cell['execution_count']}")
+    if outs and not is_checked(cell):
+        found.append(f"cell {i}: stored output without the tag {CHECK_TAG}")
+    found += [f"cell {i}: stored {o.get('output_type')} output that is not plain text"
+              for o in outs if text_only(o) != o]
+    return found
+
+
 def problems(nb):
     """What makes a stored notebook unclean; empty when clean."""
-    found = []
-    meta = nb.get("metadata", {})
-    if set(meta) != {"kernelspec", "language_info"} or meta["kernelspec"] != KERNELSPEC:
-        found.append(f"notebook metadata {sorted(meta)} is not the python3 kernelspec + language_info")
-    elif _language_info(meta) != meta["language_info"]:
-        found.append("notebook language_info is not the one a Python kernel writes")
+    found = _notebook_metadata_problems(nb.get("metadata", {}))
     for i, cell in enumerate(nb["cells"]):
-        extra = set(cell.get("metadata", {})) - CELL_METADATA_KEYS
-        if extra:
-            found.append(f"cell {i}: metadata {sorted(extra)}")
-        cmeta = cell.get("metadata", {})
-        if SOLUTION_TAG in cmeta.get("tags", []) and not (
-                cmeta.get("jupyter", {}).get("source_hidden") is True and cmeta.get("cellView") == "form"):
-            found.append(f"cell {i}: a solution not hidden in Jupyter and Colab (source_hidden, cellView form)")
-        if cell["cell_type"] != "code":
-            continue
-        if _has_marker(source(cell)):
-            found.append(f"cell {i}: '# {CHECK_MARK}' comment instead of the cell tag {CHECK_TAG}")
-        outs = cell.get("outputs", [])
-        if cell.get("execution_count") != (1 if outs else None):
-            found.append(f"cell {i}: execution_count {cell['execution_count']}")
-        if outs and not is_checked(cell):
-            found.append(f"cell {i}: stored output without the tag {CHECK_TAG}")
-        for o in outs:
-            if text_only(o) != o:
-                found.append(f"cell {i}: stored {o.get('output_type')} output that is not plain text")
+        found += _cell_metadata_problems(i, cell)
+        if cell["cell_type"] == "code":
+            found += _code_cell_problems(i, cell)
     return found
 
 

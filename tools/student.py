@@ -5,13 +5,18 @@
     python tools/student.py --out handouts notebooks/01_*.ipynb  # another folder
     python tools/student.py --collect returned/ > answers.md     # every exercise answer, learner by learner
 
-A student copy is the lesson with every cell tagged `solution` removed and every output cleared; exercise cells
-(tag `exercise`) stay, blank, and their check_ functions still tell the learner whether an answer is right.
+A student copy is the lesson with every cell tagged `solution` removed and every output cleared (nbconvert's
+TagRemovePreprocessor and ClearOutputPreprocessor); exercise cells (tag `exercise`) stay, blank, and their check_
+functions still tell the learner whether an answer is right. What nbconvert does not do is done here: the copy is
+stored clean as the lessons are (tools/nbclean.py), its links to ../docs/ still reach the docs from out/student/,
+and the lessons' sentence saying that each exercise's solution is in the hidden cell right after it is replaced by
+one saying that this copy has no solutions.
 --collect reads the notebooks the learners hand back (any folder tree) and prints, for each notebook, each
 exercise cell's code and what its check printed, as Markdown.
 """
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -25,13 +30,36 @@ def tags(cell):
     return cell.get("metadata", {}).get("tags", [])
 
 
+# The lessons' exercise introductions say, in a few wordings, "each one's solution is in the hidden cell right
+# after it; try yourself first". A copy without solutions must not send the learner looking for that cell.
+# The sentence is the match after its leading blanks (group 1, kept): from the end of the one before it to its own
+# end (the dari, ।).
+HIDDEN_SOLUTION = re.compile(r"([ \t]*)[^।\n \t][^।\n]*লুকানো ঘরে সমাধান[^।\n]*।")
+NO_SOLUTION = "এই কপিতে সমাধান নেই: সেই ইঙ্গিত ধরে নিজে চেষ্টা করো, আটকে গেলে শিক্ষককে জিজ্ঞেস করো।"
+
+
+def _say_no_solutions(cell):
+    text = nbclean.source(cell)
+    if cell["cell_type"] == "markdown" and HIDDEN_SOLUTION.search(text):
+        cell["source"] = HIDDEN_SOLUTION.sub(lambda m: m.group(1) + NO_SOLUTION, text).splitlines(keepends=True)
+
+
 def student_copy(nb):
-    """The notebook without solution cells and without any stored output (a new dict; nb is not changed)."""
-    nb = json.loads(json.dumps(nb))
-    nb["cells"] = [c for c in nb["cells"] if nbclean.SOLUTION_TAG not in tags(c)]
+    """The notebook without solution cells, without any stored output, and saying so (a new dict; nb is not
+    changed)."""
+    try:
+        import nbformat
+        from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+    except ImportError as err:       # a bare python3: nbconvert comes with JupyterLab (`make lab`)
+        sys.exit(f"student.py: {err.name} পাওয়া যায়নি ({err.name} not found); এটা JupyterLab-এর সঙ্গে আসে: "
+                 "`make lab` চালিয়ে .venv/bin/python tools/student.py ... দিয়ে চালাও।")
+
+    node = nbformat.from_dict(json.loads(json.dumps(nb)))
+    node, _ = TagRemovePreprocessor(remove_cell_tags={nbclean.SOLUTION_TAG}).preprocess(node, {})
+    node, _ = ClearOutputPreprocessor().preprocess(node, {})
+    nb = json.loads(json.dumps(node))
     for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"], cell["execution_count"] = [], None
+        _say_no_solutions(cell)
     return nbclean.clean(nb)
 
 

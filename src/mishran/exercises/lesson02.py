@@ -93,6 +93,84 @@ def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0)
 check_flushed_fraction = check_zeroed_fraction   # পুরোনো নাম (আগের নোটবুক/test-এর জন্য)
 
 
+def _clip_setup(init_scale: float = 2.0 ** 10):
+    """অনুশীলনী ০২.৫-এর ছোট সমস্যা: একটি Linear, SGD, GradScaler আর স্থির ডেটা (প্রতিবার একই)।"""
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=init_scale, growth_interval=1000)
+    x = torch.linspace(-2.0, 2.0, 32).reshape(8, 4)
+    y = torch.ones(8, 1)
+    return model, opt, scaler, x, y
+
+
+def _clipped_by_hand(model, x, y, max_norm: float, lr: float = 0.1):
+    """ঠিক উত্তর হাতে: আসল gradient, clip, SGD — (clip-এর পরের ওজন, clip ছাড়া যা হতো)।"""
+    import torch
+
+    ref = torch.nn.Linear(4, 1)
+    ref.load_state_dict(model.state_dict())
+    torch.nn.functional.mse_loss(ref(x), y).backward()
+    unclipped = [(p - lr * p.grad).detach() for p in ref.parameters()]
+    torch.nn.utils.clip_grad_norm_(ref.parameters(), max_norm)
+    with torch.no_grad():
+        for p in ref.parameters():
+            p -= lr * p.grad
+    return list(ref.parameters()), unclipped
+
+
+def _max_moved(params, others) -> float:
+    """দুই সারি ওজনের সবচেয়ে বড় পার্থক্য।"""
+    return max((p - q).abs().max().item() for p, q in zip(params, others, strict=True))
+
+
+def _normal_step_mistake(step_fn) -> Verdict | None:
+    """(ক) স্বাভাবিক ধাপে ওজন ঠিক ততটা নড়ে কি না, যতটা আসল gradient clip করলে নড়ার কথা; ভুলে তার Verdict।"""
+    import torch
+
+    model, opt, scaler, x, y = _clip_setup()
+    clipped, unclipped = _clipped_by_hand(model, x, y, 0.1)
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    try:
+        step_fn(model, opt, scaler, loss, 0.1)
+    except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+        return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+    if _max_moved(model.parameters(), clipped) <= 1e-6:
+        return None
+    if _max_moved(model.parameters(), unclipped) < 1e-6:
+        return say(False, "ওজন নড়েছে, কিন্তু clip ছাড়া যতটা নড়ত ঠিক ততটা: clip_grad_norm_(model.parameters(), "
+                          "max_norm) ডাকোনি (unscale_-এর পরে, scaler.step-এর আগে)।")
+    if all(torch.equal(p, q) for p, q in zip(model.parameters(), _clip_setup()[0].parameters(), strict=True)):
+        return say(False, "ওজন একটুও নড়েনি। scaler.step(optimizer) ডেকেছ তো? আর backward-এর আগে "
+                          "scaler.scale(loss) — নইলে GradScaler জানে না কোন gradient দেখতে হবে।")
+    return say(False, "ওজন ঠিক পরিমাণে নড়েনি। clip করতে হয় আসল (unscale করা) gradient-কে: "
+                      "scaler.scale(loss).backward() → scaler.unscale_(optimizer) → clip_grad_norm_ → "
+                      "scaler.step(optimizer) → scaler.update()। unscale_ ছাড়া clip করলে scale-গুণ বড় "
+                      "gradient ছাঁটা হয়, তারপর scaler.step-এর সময় আবার ভাগ হয়ে হালনাগাদ প্রায় শূন্য।")
+
+
+def _overflow_step_mistake(step_fn) -> Verdict | None:
+    """(খ) loss inf হলে ধাপ বাদ যায় আর scale অর্ধেক হয় কি না; ভুলে তার Verdict।"""
+    import torch
+
+    model, opt, scaler, x, y = _clip_setup()
+    before = [p.detach().clone() for p in model.parameters()]
+    loss = torch.nn.functional.mse_loss(model(x), y) * math.inf
+    try:
+        step_fn(model, opt, scaler, loss, 0.1)
+    except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+        return say(False, f"loss inf হলে তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+    if not all(torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True)):
+        return say(False, "gradient-এ inf/NaN থাকলেও ওজন বদলে গেছে। optimizer.step() সরাসরি না ডেকে "
+                          "scaler.step(optimizer) ডাকো — সে inf দেখলে ধাপ বাদ দেয় (skipped step)।")
+    if scaler.get_scale() != 2.0 ** 9:
+        return say(False, f"inf-এর পরে scale হওয়ার কথা {2.0 ** 9:g}, কিন্তু আছে {scaler.get_scale():g}। "
+                          "প্রতি ধাপের শেষে scaler.update() ডাকো — সে-ই scale কমায়-বাড়ায়।")
+    return None
+
+
 def check_scaled_clip_step(step_fn: Callable) -> Verdict:
     """অনুশীলনী ০২.৫: GradScaler-সহ একটি ধাপ, যেখানে gradient clipping আছে — ক্রম ঠিক কি না।
 
@@ -105,58 +183,8 @@ def check_scaled_clip_step(step_fn: Callable) -> Verdict:
     if not callable(step_fn):
         return say(False, "একটি ফাংশন চাই: def my_step(model, optimizer, scaler, loss, max_norm): ...; "
                           f"পেয়েছি {step_fn!r}")
-    import torch
-
-    def setup(seed_scale):
-        torch.manual_seed(0)
-        model = torch.nn.Linear(4, 1)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        scaler = torch.amp.GradScaler("cpu", init_scale=seed_scale, growth_interval=1000)
-        x = torch.linspace(-2.0, 2.0, 32).reshape(8, 4)
-        y = torch.ones(8, 1)
-        return model, opt, scaler, x, y
-
-    # (ক) ঠিক উত্তর হাতে: আসল gradient, clip, SGD
-    model, opt, scaler, x, y = setup(2.0 ** 10)
-    ref = torch.nn.Linear(4, 1)
-    ref.load_state_dict(model.state_dict())
-    loss_ref = torch.nn.functional.mse_loss(ref(x), y)
-    loss_ref.backward()
-    unclipped = [(p - 0.1 * p.grad).detach() for p in ref.parameters()]     # clip ভুলে গেলে যা হতো
-    torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.1)
-    with torch.no_grad():
-        for p in ref.parameters():
-            p -= 0.1 * p.grad
-    loss = torch.nn.functional.mse_loss(model(x), y)
-    try:
-        step_fn(model, opt, scaler, loss, 0.1)
-    except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
-        return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
-    moved = [(p - q).abs().max().item() for p, q in zip(model.parameters(), ref.parameters(), strict=True)]
-    if max(moved) > 1e-6:
-        before = setup(2.0 ** 10)[0]
-        if all((p - q).abs().max().item() < 1e-6 for p, q in zip(model.parameters(), unclipped, strict=True)):
-            return say(False, "ওজন নড়েছে, কিন্তু clip ছাড়া যতটা নড়ত ঠিক ততটা: clip_grad_norm_(model.parameters(), "
-                               "max_norm) ডাকোনি (unscale_-এর পরে, scaler.step-এর আগে)।")
-        if all(torch.equal(p, q) for p, q in zip(model.parameters(), before.parameters(), strict=True)):
-            return say(False, "ওজন একটুও নড়েনি। scaler.step(optimizer) ডেকেছ তো? আর backward-এর আগে "
-                               "scaler.scale(loss) — নইলে GradScaler জানে না কোন gradient দেখতে হবে।")
-        return say(False, "ওজন ঠিক পরিমাণে নড়েনি। clip করতে হয় আসল (unscale করা) gradient-কে: "
-                           "scaler.scale(loss).backward() → scaler.unscale_(optimizer) → clip_grad_norm_ → "
-                           "scaler.step(optimizer) → scaler.update()। unscale_ ছাড়া clip করলে scale-গুণ বড় "
-                           "gradient ছাঁটা হয়, তারপর scaler.step-এর সময় আবার ভাগ হয়ে হালনাগাদ প্রায় শূন্য।")
-    # (খ) inf এলে ধাপ বাদ আর scale অর্ধেক
-    model, opt, scaler, x, y = setup(2.0 ** 10)
-    before = [p.detach().clone() for p in model.parameters()]
-    loss = torch.nn.functional.mse_loss(model(x), y) * math.inf
-    try:
-        step_fn(model, opt, scaler, loss, 0.1)
-    except Exception as err:
-        return say(False, f"loss inf হলে তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
-    if not all(torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True)):
-        return say(False, "gradient-এ inf/NaN থাকলেও ওজন বদলে গেছে। optimizer.step() সরাসরি না ডেকে "
-                           "scaler.step(optimizer) ডাকো — সে inf দেখলে ধাপ বাদ দেয় (skipped step)।")
-    if scaler.get_scale() != 2.0 ** 9:
-        return say(False, f"inf-এর পরে scale হওয়ার কথা {2.0 ** 9:g}, কিন্তু আছে {scaler.get_scale():g}। "
-                           "প্রতি ধাপের শেষে scaler.update() ডাকো — সে-ই scale কমায়-বাড়ায়।")
+    for mistake in (_normal_step_mistake, _overflow_step_mistake):  # Verdict(False) নিজেই মিথ্যা, তাই `or` নয়
+        verdict = mistake(step_fn)
+        if verdict is not None:
+            return verdict
     return say(True, "তোমার ধাপ-ফাংশন আসল মাপের gradient ছাঁটে, আর inf এলে ধাপ বাদ দিয়ে scale অর্ধেক করে।")

@@ -28,22 +28,48 @@ _AMP_STEP_NAMES = {
 }
 
 
+def _step_order(answer) -> tuple[list | None, str]:
+    """শিক্ষার্থীর list → চেনা ধাপের নামের list; না পারলে (None, কী ভুল)।"""
+    names = ", ".join(repr(n) for n in _AMP_STEP_ORDER)
+    if isinstance(answer, str) or not hasattr(answer, "__iter__"):
+        return None, (f"পাঁচটি নামের একটি list চাই (a list of step names), যেমন [{names}] — তবে ঠিক ক্রমে; "
+                      f"পেয়েছি {answer!r}।")
+    try:
+        items = list(answer)
+    except TypeError:                                # যেমন 0-মাত্রার tensor: __iter__ আছে, ঘোরানো যায় না
+        return None, f"পাঁচটি নামের একটি list চাই (a list of step names); পেয়েছি {answer!r}।"
+    unknown = [a for a in items if not isinstance(a, str) or a.strip().lower() not in _AMP_STEP_NAMES]
+    if unknown:
+        return None, f"অচেনা ধাপ {unknown[0]!r} (unknown step); চেনা নাম: {names}।"
+    return [_AMP_STEP_NAMES[a.strip().lower()] for a in items], ""
+
+
+def _why_out_of_order(order: list) -> str:
+    """পাঁচটি ধাপ আছে, ক্রম ভুল: প্রথম যে নিয়ম ভাঙে, তার ব্যাখ্যা।"""
+    pos = {n: i for i, n in enumerate(order)}
+    if order[0] != "backward":
+        return ("আগে gradient চাই: scaler.scale(loss).backward() সবার আগে — তার আগে unscale বা clip করার মতো "
+                "কোনো gradient-ই নেই।")
+    if pos["clip"] < pos["unscale_"]:
+        return ("clip আগে, unscale_ পরে হলে clip_grad_norm_ দেখে scale-গুণ gradient: তার norm আসলের চেয়ে scale গুণ "
+                "বড়, তাই ক্লিপ আসলে হয় clip_norm ÷ scale-এ — প্রায় সব gradient মুছে যায়।")
+    if pos["step"] < pos["clip"] or pos["step"] < pos["unscale_"]:
+        return ("step-এর পরে unscale বা clip করে লাভ নেই: ওজন ততক্ষণে বদলে গেছে। gradient ঠিক করা (unscale_, "
+                "clip) step-এর আগে।")
+    if pos["update"] < pos["step"]:
+        return ("update() সবশেষে: সে এই step-এ inf/NaN পাওয়া গেল কি না দেখে scale বদলায়, তারপর খাতা মুছে দেয়। "
+                "step-এর আগে ডাকলে step() নতুন scale দিয়ে আবার unscale করে — gradient দুবার ভাগ হয়।")
+    first = next(i for i, (a, b) in enumerate(zip(order, _AMP_STEP_ORDER, strict=True)) if a != b)
+    return f"{first + 1} নম্বর ধাপে {order[first]!r} নয়।"
+
+
 def check_amp_step_order(answer) -> Verdict:
     """অনুশীলনী ০৩.১: FP16 + GradScaler loop-এর পাঁচ ধাপ (backward, unscale_, clip, step, update) ঠিক ক্রমে।"""
     if is_blank(answer):
         return blank_verdict()
-    names = ", ".join(repr(n) for n in _AMP_STEP_ORDER)
-    if isinstance(answer, str) or not hasattr(answer, "__iter__"):
-        return say(False, f"পাঁচটি নামের একটি list চাই (a list of step names), যেমন [{names}] — তবে ঠিক ক্রমে; "
-                           f"পেয়েছি {answer!r}।")
-    try:
-        items = list(answer)
-    except TypeError:                                # যেমন 0-মাত্রার tensor: __iter__ আছে, ঘোরানো যায় না
-        return say(False, f"পাঁচটি নামের একটি list চাই (a list of step names); পেয়েছি {answer!r}।")
-    unknown = [a for a in items if not isinstance(a, str) or a.strip().lower() not in _AMP_STEP_NAMES]
-    if unknown:
-        return say(False, f"অচেনা ধাপ {unknown[0]!r} (unknown step); চেনা নাম: {names}।")
-    order = [_AMP_STEP_NAMES[a.strip().lower()] for a in items]
+    order, problem = _step_order(answer)
+    if order is None:
+        return say(False, problem)
     missing = [n for n in _AMP_STEP_ORDER if n not in order]
     if missing or len(order) != len(_AMP_STEP_ORDER):
         return say(False, f"প্রতিটি ধাপ ঠিক একবার চাই (each step exactly once); বাদ পড়েছে: {missing or 'নেই'}, "
@@ -51,23 +77,7 @@ def check_amp_step_order(answer) -> Verdict:
     if tuple(order) == _AMP_STEP_ORDER:
         return say(True, "scale(loss).backward() → unscale_ → clip → step → update। unscale_ আগে, তাই clip "
                           "আসল এককের gradient দেখে; step inf/NaN পেলে বাদ যায়; update সবশেষে scale ঠিক করে।")
-    pos = {n: i for i, n in enumerate(order)}
-    if order[0] != "backward":
-        why = ("আগে gradient চাই: scaler.scale(loss).backward() সবার আগে — তার আগে unscale বা clip করার মতো "
-               "কোনো gradient-ই নেই।")
-    elif pos["clip"] < pos["unscale_"]:
-        why = ("clip আগে, unscale_ পরে হলে clip_grad_norm_ দেখে scale-গুণ gradient: তার norm আসলের চেয়ে scale গুণ "
-               "বড়, তাই ক্লিপ আসলে হয় clip_norm ÷ scale-এ — প্রায় সব gradient মুছে যায়।")
-    elif pos["step"] < pos["clip"] or pos["step"] < pos["unscale_"]:
-        why = ("step-এর পরে unscale বা clip করে লাভ নেই: ওজন ততক্ষণে বদলে গেছে। gradient ঠিক করা (unscale_, "
-               "clip) step-এর আগে।")
-    elif pos["update"] < pos["step"]:
-        why = ("update() সবশেষে: সে এই step-এ inf/NaN পাওয়া গেল কি না দেখে scale বদলায়, তারপর খাতা মুছে দেয়। "
-               "step-এর আগে ডাকলে step() নতুন scale দিয়ে আবার unscale করে — gradient দুবার ভাগ হয়।")
-    else:
-        first = next(i for i, (a, b) in enumerate(zip(order, _AMP_STEP_ORDER, strict=True)) if a != b)
-        why = f"{first + 1} নম্বর ধাপে {order[first]!r} নয়।"
-    return say(False, why)
+    return say(False, _why_out_of_order(order))
 
 
 def _dtype_name(dtype) -> str:
@@ -151,6 +161,96 @@ def _reference_amp_step(model, optimizer, scaler, x, y, device_type, dtype):
     return loss
 
 
+def _amp_problem(device):
+    """অনুশীলনী ০৩.৩-এর ছোট সমস্যা: দুই স্তরের net (gradient-এর norm ১-এর নিচে), x, y — প্রতিবার একই।"""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(0.2 * torch.randn(p.shape, generator=g))    # gradient-এর norm ১-এর নিচে: clip দিলেও একই
+    x = torch.randn(16, 4, generator=g).to(device)
+    y = (0.1 * torch.randn(16, 1, generator=g)).to(device)
+    return model.to(device), x, y
+
+
+def _fresh_parts(model, device_type):
+    """model-এর একটি কপি, তার SGD আর একটি নতুন GradScaler (init_scale 2^10)।"""
+    import copy
+
+    import torch
+
+    m = copy.deepcopy(model)
+    return m, torch.optim.SGD(m.parameters(), lr=0.1), torch.amp.GradScaler(device_type, init_scale=2.0 ** 10)
+
+
+def _weight_change(after, before):
+    import torch
+
+    return torch.cat([(a - b).detach().flatten() for a, b in zip(after.parameters(), before.parameters(), strict=True)])
+
+
+def _run_learner_amp_step(step_fn, model, x, y, device_type, dtype) -> dict:
+    """শিক্ষার্থীর step দুবার: একবার স্বাভাবিক, তারপর (update ঠিক থাকলে) y-তে inf দিয়ে। যা দেখা গেল তার খাতা।"""
+    import warnings
+
+    import torch
+
+    m, opt, scaler = _fresh_parts(model, device_type)
+    seen = []
+    hook = m[0].register_forward_hook(lambda mod, inp, out: seen.append(out.dtype))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = step_fn(m, opt, scaler, x, y, device_type, dtype)
+            got = _weight_change(m, model)
+            tracker, scale = scaler.state_dict().get("_growth_tracker"), scaler.get_scale()
+            old = [p.detach().clone() for p in m.parameters()]
+            bad_y = y.clone()
+            bad_y[0] = float("inf")                      # ইচ্ছা করে overflow
+            if tracker == 1:
+                step_fn(m, opt, scaler, x, bad_y, device_type, dtype)
+    finally:
+        hook.remove()
+    return {"caught": caught, "seen": seen, "loss": loss, "got": got, "tracker": tracker, "scale": scale,
+            "overflow_moved": any(not torch.equal(a, b) for a, b in zip(old, m.parameters(), strict=True)),
+            "scale_after_overflow": scaler.get_scale()}
+
+
+def _modern_step_mistake(run: dict, want, dtype) -> str:
+    """_run_learner_amp_step-এর খাতা থেকে প্রথম ভুলের ব্যাখ্যা; ঠিক থাকলে ফাঁকা লেখা।"""
+    import torch
+
+    old_api = [w for w in run["caught"] if issubclass(w.category, FutureWarning) and "torch.cuda.amp" in str(w.message)]
+    if old_api:
+        return (f"এখনো পুরোনো API: {old_api[0].message} — torch.amp.autocast(device_type, dtype=dtype) "
+                "আর torch.amp.GradScaler(device_type) নাও।")
+    seen, loss, got = run["seen"], run["loss"], run["got"]
+    if not seen or seen[0] != dtype:
+        return (f"প্রথম Linear-এর ফল {_dtype_name(seen[0]) if seen else 'কিছুই না'}, {_dtype_name(dtype)} "
+                "নয়: forward কি torch.amp.autocast(device_type, dtype=dtype)-এর ভেতরে?")
+    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        return f"ফাংশনটি loss (একটি সংখ্যার tensor) ফেরত দেবে; পেয়েছি {loss!r}।"
+    if not bool(got.abs().sum() > 0):
+        return "ওজন একটুও বদলায়নি: scaler.step(optimizer) ডাকা হয়েছে তো?"
+    rel = float((got - want).norm() / want.norm())
+    if rel > 0.05:
+        return (f"ওজনের বদল ঠিক AMP step-এর চেয়ে আলাদা (আপেক্ষিক পার্থক্য {rel:.2g}): "
+                "scaler.scale(loss).backward() দিয়েছ? scale না করলে scaler.step ভাগ করে ফেলে scale দিয়ে, "
+                "আর optimizer.step() সরাসরি ডাকলে scale-গুণ gradient দিয়েই ওজন বদলায়।")
+    if run["tracker"] != 1 or run["scale"] != 2.0 ** 10:
+        return ("scaler.update() ডাকা হয়নি (growth tracker বাড়েনি): প্রতিটি step-এর শেষে update চাই, "
+                "নইলে scale কখনো বদলায় না আর পরের step-এ scaler.step() ভুল তোলে।")
+    if run["overflow_moved"]:
+        return ("overflow-এর step-এ (y-তে inf) ওজন বদলে গেছে: optimizer.step() সরাসরি নয়, "
+                "scaler.step(optimizer) ডাকো — সে inf/NaN পেলে step বাদ দেয়।")
+    if run["scale_after_overflow"] != run["scale"] * 0.5:
+        return (f"overflow-এর পর scale {run['scale_after_overflow']:g}, হওয়ার কথা {run['scale'] * 0.5:g}: "
+                "scaler.update()।")
+    return ""
+
+
 def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
     """অনুশীলনী ০৩.৩: বাতিলের পথে থাকা torch.cuda.amp-এর step নতুন torch.amp দিয়ে লেখা।
 
@@ -164,74 +264,21 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
     if not callable(step_fn):
         return say(False, f"একটি ফাংশন চাই (a function) step_fn(model, optimizer, scaler, x, y, device_type, dtype); "
                            f"পেয়েছি {step_fn!r}।")
-    import copy
-    import warnings
-
     import torch
 
     device_type = torch.device(device).type
     dtype = torch.float16 if device_type == "cuda" else torch.bfloat16
-    g = torch.Generator().manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(0.2 * torch.randn(p.shape, generator=g))    # gradient-এর norm ১-এর নিচে: clip দিলেও একই
-    model = model.to(device)
-    x = torch.randn(16, 4, generator=g).to(device)
-    y = (0.1 * torch.randn(16, 1, generator=g)).to(device)
-
-    def parts():
-        m = copy.deepcopy(model)
-        return m, torch.optim.SGD(m.parameters(), lr=0.1), torch.amp.GradScaler(device_type, init_scale=2.0 ** 10)
-
-    ref_model, ref_opt, ref_scaler = parts()
+    model, x, y = _amp_problem(device)
+    ref_model, ref_opt, ref_scaler = _fresh_parts(model, device_type)
     _reference_amp_step(ref_model, ref_opt, ref_scaler, x, y, device_type, dtype)
-    pairs = zip(ref_model.parameters(), model.parameters(), strict=True)
-    want = torch.cat([(a - b).detach().flatten() for a, b in pairs])
-
-    m, opt, scaler = parts()
-    seen = []
-    hook = m[0].register_forward_hook(lambda mod, inp, out: seen.append(out.dtype))
+    want = _weight_change(ref_model, model)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            loss = step_fn(m, opt, scaler, x, y, device_type, dtype)
-            pairs = zip(m.parameters(), model.parameters(), strict=True)
-            got = torch.cat([(a - b).detach().flatten() for a, b in pairs])
-            tracker, scale = scaler.state_dict().get("_growth_tracker"), scaler.get_scale()
-            old = [p.detach().clone() for p in m.parameters()]
-            bad_y = y.clone()
-            bad_y[0] = float("inf")                      # ইচ্ছা করে overflow
-            if tracker == 1:
-                step_fn(m, opt, scaler, x, bad_y, device_type, dtype)
+        run = _run_learner_amp_step(step_fn, model, x, y, device_type, dtype)
     except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
         return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
-    finally:
-        hook.remove()
-    old_api = [w for w in caught if issubclass(w.category, FutureWarning) and "torch.cuda.amp" in str(w.message)]
-    if old_api:
-        return say(False, f"এখনো পুরোনো API: {old_api[0].message} — torch.amp.autocast(device_type, dtype=dtype) "
-                           "আর torch.amp.GradScaler(device_type) নাও।")
-    if not seen or seen[0] != dtype:
-        return say(False, f"প্রথম Linear-এর ফল {_dtype_name(seen[0]) if seen else 'কিছুই না'}, {_dtype_name(dtype)} "
-                           "নয়: forward কি torch.amp.autocast(device_type, dtype=dtype)-এর ভেতরে?")
-    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-        return say(False, f"ফাংশনটি loss (একটি সংখ্যার tensor) ফেরত দেবে; পেয়েছি {loss!r}।")
-    if not bool(got.abs().sum() > 0):
-        return say(False, "ওজন একটুও বদলায়নি: scaler.step(optimizer) ডাকা হয়েছে তো?")
-    rel = float((got - want).norm() / want.norm())
-    if rel > 0.05:
-        return say(False, f"ওজনের বদল ঠিক AMP step-এর চেয়ে আলাদা (আপেক্ষিক পার্থক্য {rel:.2g}): "
-                           "scaler.scale(loss).backward() দিয়েছ? scale না করলে scaler.step ভাগ করে ফেলে scale দিয়ে, "
-                           "আর optimizer.step() সরাসরি ডাকলে scale-গুণ gradient দিয়েই ওজন বদলায়।")
-    if tracker != 1 or scale != 2.0 ** 10:
-        return say(False, "scaler.update() ডাকা হয়নি (growth tracker বাড়েনি): প্রতিটি step-এর শেষে update চাই, "
-                           "নইলে scale কখনো বদলায় না আর পরের step-এ scaler.step() ভুল তোলে।")
-    if any(not torch.equal(a, b) for a, b in zip(old, m.parameters(), strict=True)):
-        return say(False, "overflow-এর step-এ (y-তে inf) ওজন বদলে গেছে: optimizer.step() সরাসরি নয়, "
-                           "scaler.step(optimizer) ডাকো — সে inf/NaN পেলে step বাদ দেয়।")
-    if scaler.get_scale() != scale * 0.5:
-        return say(False, f"overflow-এর পর scale {scaler.get_scale():g}, হওয়ার কথা {scale * 0.5:g}: scaler.update()।")
+    mistake = _modern_step_mistake(run, want, dtype)
+    if mistake:
+        return say(False, mistake)
     return say(True, "নতুন torch.amp API: কোনো FutureWarning নেই, forward autocast-এ, loss scale হয়ে backward, "
                       "scaler.step overflow-এ step বাদ দেয়, update scale অর্ধেক করে।")
 
