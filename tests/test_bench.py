@@ -170,8 +170,8 @@ def test_groups_expand_and_fp8_is_skipped_on_a_cpu_with_a_reason(capsys):
     assert out["results"] == []
     assert [s["mode"] for s in out["skipped"]] == ["fp8-tensorwise", "fp8-rowwise"]
     assert all("FP8" in s["why"] and "CPU" in s["why"] for s in out["skipped"])
-    assert bench._modes("speed") == list(bench.SPEED_MODES)
-    assert bench._modes("precision,bf16-fused") == [*bench.MODES, "bf16-fused"]
+    assert bench.parse_modes("speed") == list(bench.SPEED_MODES)
+    assert bench.parse_modes("precision,bf16-fused") == [*bench.MODES, "bf16-fused"]
 
 
 def _report(**kw):
@@ -214,3 +214,32 @@ def test_a_compile_or_fp8_failure_is_reported_not_raised(monkeypatch):
     monkeypatch.setattr(bench, "time_mode", lambda *a: (_ for _ in ()).throw(RuntimeError("plain mode bug")))
     with pytest.raises(RuntimeError, match="plain mode bug"):              # a plain mode's bug is not hidden
         bench.run(sizes, "cpu", ["bf16"])
+
+
+def test_every_timed_step_is_mishran_train_amp_step(monkeypatch):
+    """time_mode and both sides of compare_loop run the one step train() runs; nothing times a private copy."""
+    import mishran.train as train_module
+
+    calls = []
+    real = train_module.amp_step
+
+    def counting(*args, **kwargs):
+        calls.append(len(args[4]) if isinstance(args[4], list) else kwargs.get("accumulation_steps", args[5]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bench, "amp_step", counting)                 # what bench and speed call
+    monkeypatch.setattr(train_module, "amp_step", counting)          # what train() calls
+    sizes = bench.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=3, warmup=2)
+    r = bench.time_mode("fp32", sizes, "cpu")
+    assert len(calls) == len(r["losses"]) == 2 + 3                   # warm-up and measured steps
+    calls.clear()
+    bench.compare_loop("fp32", sizes, "cpu", repeats=1)
+    assert calls == [1] * (2 * 2 + 2 * 3)                            # both sides: warm-up, then one timed round
+
+
+def test_timing_helpers_are_public_and_take_any_device_spelling():
+    for device in ("cpu", torch.device("cpu")):
+        bench.sync(device)
+        bench.release(device)
+    assert isinstance(bench.has_cxx_compiler(), bool)
+    assert {"sync", "release", "repeat_step", "parse_modes", "has_cxx_compiler"} <= set(bench.__all__)

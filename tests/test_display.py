@@ -97,6 +97,42 @@ def test_show_source_text_fallback_is_the_source(monkeypatch):
     assert repr(shown[0]) == inspect.getsource(display.show_table)
 
 
+class _Example:
+    def method(self, x):
+        """A method: its source is indented inside the class."""
+        y = x + 1
+        if y > 2:
+            y = 2 * y
+        return y
+
+
+def test_a_method_is_shown_by_name_without_the_class_indent():
+    text = display.source_text(_Example.method)
+    assert text.startswith("def method(self, x):\n")
+    assert text == inspect.cleandoc("""
+        def method(self, x):
+            \"\"\"A method: its source is indented inside the class.\"\"\"
+            y = x + 1
+            if y > 2:
+                y = 2 * y
+            return y
+        """) + "\n"
+    assert display.source_text(_Example().method) == text                # bound or not, the same code
+
+
+def test_an_excerpt_of_library_code_runs_from_the_start_line_to_the_next_end_line():
+    text = display.source_text(_Example.method, start="y = x + 1", end="y = 2 * y")
+    assert text == "y = x + 1\nif y > 2:\n    y = 2 * y\n"
+    assert display.source_text(_Example.method, end="y = x + 1").startswith("def method")
+
+
+@pytest.mark.parametrize("where", [{"start": "z = 3"}, {"end": "z = 3"}, {"start": "y = 2 * y", "end": "y = x + 1"}])
+def test_a_missing_marker_is_a_clear_error_not_a_wrong_excerpt(where):
+    with pytest.raises(ValueError, match="marker not found") as err:
+        display.source_text(_Example.method, **where)
+    assert "_Example.method" in str(err.value) and any("\u0980" <= ch <= "\u09ff" for ch in str(err.value))
+
+
 def test_display_imports_no_plotting_or_widgets():
     code = ("import sys, mishran.display; "
             "bad = [m for m in ('matplotlib', 'ipywidgets', 'mishran.plots', 'mishran.widgets') if m in sys.modules];"

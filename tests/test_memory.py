@@ -143,6 +143,42 @@ def test_deepspeed_bf16_zero_matches_deepspeeds_own_estimator():
     assert led.model_states == pytest.approx(estimate, rel=1e-3)
 
 
+@pytest.mark.parametrize("mode", ["fp32", "amp_fp16", "amp_bf16"])
+def test_the_step_is_mishran_train_amp_step_and_only_its_forward_is_counted(monkeypatch, mode):
+    import mishran.memory as memory
+
+    calls = []
+    real = memory.amp_step
+    monkeypatch.setattr(memory, "amp_step", lambda *a, **k: calls.append(mode) or real(*a, **k))
+    led = measure_step(tiny(), batch(), mode=mode, warmup=2, steps=3)
+    assert len(calls) == 2 + 3
+    # the same forward alone saves exactly this; the step's backward and optimizer (GradScaler's scale) add nothing
+    alone = activation_bytes(tiny(), batch(), mode.removeprefix("amp_"))
+    assert (led.activations, led.cast_cache) == (alone["activations"], alone["cast_cache"])
+
+
+def test_a_deepspeed_mode_runs_ds_engine_step_and_leaves_the_learners_engine_alone(monkeypatch):
+    pytest.importorskip("deepspeed")
+    from mishran import ds, ds_config
+
+    calls = []
+    real = ds.engine_step
+    monkeypatch.setattr(ds, "engine_step", lambda *a, **k: calls.append(1) or real(*a, **k))
+    config = ds_config.config_for_device(micro_batch=4, zero_stage=1, precision="bf16")
+    mine = ds.initialize(tiny(seed=1), config)                   # the learner's engine, still in use
+    try:
+        led = measure_step(tiny(), batch(), mode="ds_bf16", zero_stage=2)
+        assert len(calls) == 2 and led.zero_stage == 2
+        assert ds.current_engine() is mine                       # measure_step's own engine never replaced it
+        before = [p.detach().clone() for p in mine.module.parameters()]
+        loss = real(mine, [batch()])                             # ...and it still trains
+        assert torch.isfinite(loss) and mine.global_steps == 1
+        assert any(not torch.equal(a, b) for a, b in zip(before, mine.module.parameters(), strict=True))
+    finally:
+        ds.release(mine)
+    assert ds.current_engine() is None
+
+
 def test_zero_estimates_paper_and_deepspeed():
     pytest.importorskip("deepspeed")
     psi, n = 10 ** 9, 8

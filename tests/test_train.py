@@ -10,7 +10,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from mishran.train import TrainConfig, autocast_for, load_checkpoint, make_scaler, save_checkpoint, train
+from mishran.precision import autocast, grad_scaler
+from mishran.train import TrainConfig, amp_step, load_checkpoint, save_checkpoint, train
 
 BENGALI = re.compile(r"[\u0980-\u09FF]")
 
@@ -60,7 +61,8 @@ class Regression(nn.Module):
 
 RESUME_PARTS = textwrap.dedent('''
     import json, sys
-    from mishran.train import TrainConfig, train, make_scaler, save_checkpoint, load_checkpoint
+    from mishran.precision import grad_scaler
+    from mishran.train import TrainConfig, train, save_checkpoint, load_checkpoint
     K = 4
 
     def setup(precision, seed, device):
@@ -69,7 +71,7 @@ RESUME_PARTS = textwrap.dedent('''
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
         generator = torch.Generator().manual_seed(seed + 1)
         # a fast-growing scale, so the scaler's state (scale and growth tracker) changes the run
-        scaler = make_scaler(device, precision, init_scale=2.0 ** 10, growth_interval=2)
+        scaler = grad_scaler(device, precision, init_scale=2.0 ** 10, growth_interval=2)
         return model, optimizer, generator, batches(generator), scaler
 
     def config(precision, steps=K):
@@ -159,6 +161,105 @@ def test_accumulation_with_bf16_autocast_stays_close_to_the_big_batch():
         torch.testing.assert_close(a, b, rtol=2e-2, atol=2e-3)
 
 
+# ------------------------------------------------------------------ amp_step: the one step everything runs
+
+def _recipe_steps(model, optimizer, scaler, precision, batches, k, clip_norm):
+    """PyTorch's AMP recipe written out by hand (the oracle): scale → backward per micro-batch, loss ÷ k; at the
+    boundary unscale_ → clip → step → update → zero_grad."""
+    losses = []
+    for step_batches in batches:
+        total = torch.zeros(())
+        for x, y in step_batches:
+            with torch.amp.autocast("cpu", dtype=getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}.get(
+                    precision, "float32")), enabled=precision != "fp32"):
+                _, loss = model(x, y)
+                loss = loss / k
+            scaler.scale(loss).backward()
+            total += loss.detach()
+        if clip_norm is not None:
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(total)
+    return losses
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("k, clip_norm", [(1, None), (3, 1.0)])
+def test_amp_step_is_the_hand_written_recipe_bit_for_bit(precision, k, clip_norm):
+    get_batch = batches(torch.Generator().manual_seed(0))
+    steps = [[get_batch() for _ in range(k)] for _ in range(4)]
+    runs = []
+    for by_hand in (True, False):
+        torch.manual_seed(0)
+        model = TinyLM()                                           # dropout on: the torch RNG must agree too
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        scaler = grad_scaler("cpu", precision, init_scale=2.0 ** 10, growth_interval=2)
+        if by_hand:
+            losses = _recipe_steps(model, optimizer, scaler, precision, steps, k, clip_norm)
+        else:
+            ctx = autocast("cpu", precision)
+            losses = [amp_step(model, optimizer, scaler, ctx, micro, clip_norm=clip_norm)[0] for micro in steps]
+        runs.append((losses, [p.detach().clone() for p in model.parameters()], scaler.state_dict()))
+    (hand_losses, hand_weights, hand_scaler), (losses, weights, scaler_state) = runs
+    assert [t.item() for t in losses] == [t.item() for t in hand_losses]
+    assert all(torch.equal(a, b) for a, b in zip(weights, hand_weights, strict=True))
+    assert scaler_state == hand_scaler
+
+
+def test_amp_step_returns_the_pre_clip_norm_and_leaves_no_gradient():
+    torch.manual_seed(0)
+    x, y = torch.randn(16, 4), 5 * torch.randn(16, 1)
+    reference = Regression()
+    reference(x, y)[1].backward()
+    true_norm = torch.cat([p.grad.flatten() for p in reference.parameters()]).norm()
+    model = Regression()
+    model.load_state_dict(reference.state_dict())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss, norm = amp_step(model, optimizer, grad_scaler("cpu", "fp32"), autocast("cpu", "fp32"),
+                          [(x[:8], y[:8]), (x[8:], y[8:])], clip_norm=0.5)
+    assert norm.item() == pytest.approx(true_norm.item(), rel=1e-5)      # the mean over both halves = the big batch
+    assert loss.item() == pytest.approx(reference(x, y)[1].item(), rel=1e-5)
+    assert all(p.grad is None for p in model.parameters())                # zero_grad at the boundary
+
+
+def test_amp_step_refuses_fewer_micro_batches_than_promised_before_any_update():
+    model = Regression()
+    before = [p.detach().clone() for p in model.parameters()]
+    two = ((torch.randn(4, 4), torch.randn(4, 1)) for _ in range(2))
+    with pytest.raises(ValueError, match="micro_batches != accumulation_steps") as err:
+        amp_step(model, torch.optim.SGD(model.parameters(), lr=0.1), grad_scaler("cpu", "fp32"),
+                 autocast("cpu", "fp32"), two, accumulation_steps=3)
+    assert BENGALI.search(str(err.value))
+    assert all(torch.equal(a, b) for a, b in zip(model.parameters(), before, strict=True))
+
+
+def test_train_runs_every_step_through_amp_step_fetching_each_micro_batch_just_in_time(monkeypatch):
+    import mishran.train as train_module
+
+    events, calls = [], []
+    real = train_module.amp_step
+
+    def counting(*args, **kwargs):
+        calls.append(args[5])                                      # accumulation_steps
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "amp_step", counting)
+    model = TinyLM(dropout=0.0)
+    model.register_forward_pre_hook(lambda *a: events.append("forward"))
+    get_batch = batches(torch.Generator().manual_seed(0))
+
+    def fetch():
+        events.append("batch")
+        return get_batch()
+
+    train(model, torch.optim.SGD(model.parameters(), lr=0.1), fetch, TrainConfig(steps=3, accumulation_steps=2))
+    assert calls == [2, 2, 2]
+    assert events == ["batch", "forward"] * 6                       # not all batches first: the RNG order holds
+
+
 # ------------------------------------------------------------------ GradScaler: skipped steps, clipping
 
 def test_an_overflow_step_is_reported_skipped_and_the_scale_halves():
@@ -174,7 +275,7 @@ def test_an_overflow_step_is_reported_skipped_and_the_scale_halves():
         return x, y
 
     log = train(model, optimizer, get_batch, TrainConfig(precision="fp16", steps=5),
-                scaler=make_scaler("cpu", "fp16", init_scale=1024.0))
+                scaler=grad_scaler("cpu", "fp16", init_scale=1024.0))
     assert log.skipped == [2]
     assert log.scales == [1024.0, 1024.0, 1024.0, 512.0, 512.0]
     assert not torch.isfinite(torch.tensor(log.losses[2]))
@@ -187,7 +288,7 @@ def test_a_skipped_step_leaves_the_weights_unchanged():
     before = [p.detach().clone() for p in model.parameters()]
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     log = train(model, optimizer, lambda: (torch.full((2, 4), 1e6), torch.zeros(2, 1)),
-                TrainConfig(precision="fp16", steps=1), scaler=make_scaler("cpu", "fp16"))
+                TrainConfig(precision="fp16", steps=1), scaler=grad_scaler("cpu", "fp16"))
     assert log.skipped == [0]
     for a, b in zip(model.parameters(), before, strict=True):
         assert torch.equal(a, b)
@@ -206,7 +307,7 @@ def test_clipping_happens_after_unscale_so_the_norm_is_in_true_units():
     before = [p.detach().clone() for p in model.parameters()]
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)        # update = −(clipped gradient)
     log = train(model, optimizer, lambda: (x, y), TrainConfig(precision="fp16", steps=1, clip_norm=0.5),
-                scaler=make_scaler("cpu", "fp16", init_scale=1024.0))
+                scaler=grad_scaler("cpu", "fp16", init_scale=1024.0))
     assert log.scales == [1024.0] and log.skipped == []
     # measured after unscale_: the FP32 gradient's norm (FP16 rounding aside), not 1024 times it
     assert log.grad_norms[0] == pytest.approx(true_norm, rel=1e-2)
@@ -221,14 +322,14 @@ def test_checkpoint_holds_and_restores_the_scaler_state(tmp_path):
     torch.manual_seed(0)
     model = TinyLM()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    scaler = make_scaler("cpu", "fp16", init_scale=256.0, growth_interval=3)
+    scaler = grad_scaler("cpu", "fp16", init_scale=256.0, growth_interval=3)
     get_batch = batches(torch.Generator().manual_seed(0))
     log = train(model, optimizer, get_batch, TrainConfig(precision="fp16", steps=7), scaler=scaler)
     save_checkpoint(tmp_path / "c.pt", model, optimizer, scaler, step=log.end_step)
     assert torch.load(tmp_path / "c.pt", weights_only=True)["scaler"] == scaler.state_dict()
     assert scaler.state_dict()["scale"] == 1024.0 and scaler.state_dict()["_growth_tracker"] == 1
 
-    fresh = make_scaler("cpu", "fp16")
+    fresh = grad_scaler("cpu", "fp16")
     assert load_checkpoint(tmp_path / "c.pt", TinyLM(), None, fresh) == 7
     assert fresh.state_dict() == scaler.state_dict()
 
@@ -241,8 +342,8 @@ def test_a_fresh_scaler_cannot_silently_resume_a_checkpoint_without_one(tmp_path
     model = TinyLM()
     save_checkpoint(tmp_path / "c.pt", model, torch.optim.SGD(model.parameters(), lr=0.1), scaler=None, step=3)
     with pytest.raises(ValueError, match="no GradScaler state"):
-        load_checkpoint(tmp_path / "c.pt", model, scaler=make_scaler("cpu", "fp16"))
-    assert load_checkpoint(tmp_path / "c.pt", model, scaler=make_scaler("cpu", "bf16")) == 3
+        load_checkpoint(tmp_path / "c.pt", model, scaler=grad_scaler("cpu", "fp16"))
+    assert load_checkpoint(tmp_path / "c.pt", model, scaler=grad_scaler("cpu", "bf16")) == 3
 
 
 def test_checkpoint_with_a_generator_needs_the_generator_back(tmp_path):
@@ -288,7 +389,7 @@ def test_the_loop_moves_numbers_to_the_host_only_at_log_steps(monkeypatch, capsy
     assert calls["item"] == 2                                       # steps 0 and 3
     assert capsys.readouterr().out.count("loss") == 2
     calls.update(item=0, tolist=0)
-    train(model, optimizer, get_batch, TrainConfig(precision="fp16", steps=5), scaler=make_scaler("cpu", "fp16"))
+    train(model, optimizer, get_batch, TrainConfig(precision="fp16", steps=5), scaler=grad_scaler("cpu", "fp16"))
     # torch's scaler.step reads found_inf once per step (.item()); the loop's own skip detection adds none
     assert calls["item"] == 5 and calls["tolist"] == 2             # the losses, the scales
 
@@ -300,14 +401,14 @@ def test_the_loop_uses_no_private_gradscaler_api(monkeypatch):
     monkeypatch.setattr(torch.amp.GradScaler, "_get_scale_async", private)
     model = TinyLM(dropout=0.0)
     log = train(model, torch.optim.SGD(model.parameters(), lr=0.1), batches(torch.Generator().manual_seed(0)),
-                TrainConfig(precision="fp16", steps=3, clip_norm=1.0), scaler=make_scaler("cpu", "fp16"))
+                TrainConfig(precision="fp16", steps=3, clip_norm=1.0), scaler=grad_scaler("cpu", "fp16"))
     assert log.scales == [65536.0] * 3 and log.skipped == []
 
 
 def test_progress_bar_and_log_lines(capsys):
     model = TinyLM()
     log = train(model, torch.optim.SGD(model.parameters(), lr=0.1), batches(torch.Generator()),
-                TrainConfig(precision="fp16", steps=4, log_every=2, progress=True), scaler=make_scaler("cpu", "fp16"))
+                TrainConfig(precision="fp16", steps=4, log_every=2, progress=True), scaler=grad_scaler("cpu", "fp16"))
     captured = capsys.readouterr()
     assert "step 0: loss" in captured.out and "step 2: loss" in captured.out and "scale 65536" in captured.out
     assert "fp16" in captured.err                                    # tqdm writes its bar to stderr
@@ -315,12 +416,12 @@ def test_progress_bar_and_log_lines(capsys):
 
 
 def test_helpers_switch_autocast_and_scaler_on_only_where_needed():
-    assert not make_scaler("cpu", "fp32").is_enabled()
-    assert not make_scaler("cpu", "bf16").is_enabled()
-    assert make_scaler("cpu", "fp16").is_enabled()
+    assert not grad_scaler("cpu", "fp32").is_enabled()
+    assert not grad_scaler("cpu", "bf16").is_enabled()
+    assert grad_scaler("cpu", "fp16").is_enabled()
     lin = nn.Linear(4, 4)
     for precision, dtype in [("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16)]:
-        with autocast_for("cpu", precision):
+        with autocast("cpu", precision):
             assert lin(torch.randn(2, 4)).dtype == dtype
 
 
@@ -352,9 +453,9 @@ def test_fp16_with_half_weights_is_refused():
 
 def test_scaler_must_match_the_precision():
     _expect(ValueError, "fp16 requested but the GradScaler is disabled", TinyLM(), TrainConfig(precision="fp16"),
-            scaler=make_scaler("cpu", "fp32"))
+            scaler=grad_scaler("cpu", "fp32"))
     _expect(ValueError, "GradScaler is only for fp16", TinyLM(), TrainConfig(precision="bf16"),
-            scaler=make_scaler("cpu", "fp16"))
+            scaler=grad_scaler("cpu", "fp16"))
 
 
 def test_device_errors():

@@ -1,13 +1,14 @@
 """`python -m mishran.bench`: এই device-এ FP32, TF32, FP16, BF16-এ একটি training step কত সময় নেয় (পাঠ ০৩);
 fused/foreach AdamW, torch.compile আর FP8 (torchao.float8) দিয়ে আরও কত দ্রুত হয় (পাঠ ০৭)।
 
-PyTorch-এর AMP recipe-এর মতো মাপা: warm-up বাদ, সময় মাপার আগে-পরে torch.cuda.synchronize(),
-প্রতিটি mode-এর জন্য নতুন মডেল আর peak memory নতুন করে গোনা। এক step = forward + backward + optimizer step।
+PyTorch-এর AMP recipe-এর মতো মাপা: warm-up বাদ, সময় মাপার আগে-পরে sync(device) (CUDA-তে
+torch.cuda.synchronize()), প্রতিটি mode-এর জন্য নতুন মডেল আর peak memory নতুন করে গোনা। এক step =
+mishran.train.amp_step: forward + backward + optimizer step, train() যা চালায় ঠিক তা-ই।
 FLOP গোনে torch.utils.flop_counter.FlopCounterMode (meta device-এ, তাই attention-ও ধরা পড়ে)।
 
     python -m mishran.bench                       # এই device-এর মাপে
     python -m mishran.bench --modes fp32,bf16 --json
-    python -m mishran.bench --compare-loop        # mishran.train-এর loop বনাম হাতে লেখা loop
+    python -m mishran.bench --compare-loop        # train()-এর পুরো loop বনাম শুধু amp_step-এর loop
     python -m mishran.bench --modes bf16,bf16-fused,bf16-compile,fp8-tensorwise,fp8-rowwise   # পাঠ ০৭
     python -m mishran.bench --modes speed         # পাঠ ০৭-এর সব mode
 """
@@ -29,12 +30,13 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from mishran.hardware import PEAK_SOURCE, PEAK_TFLOPS, default_device, device_report, peak_tflops
-from mishran.train import TrainConfig, autocast_for, make_scaler, train
+from mishran.precision import autocast, grad_scaler
+from mishran.train import TrainConfig, amp_step, train
 from mishran.util import package_version
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
-           "MODES", "SPEED_MODES", "ALL_MODES", "ModeSpec", "mode_spec", "skip_reason", "build", "time_mode",
-           "compare_loop", "run", "main"]
+           "MODES", "SPEED_MODES", "ALL_MODES", "ModeSpec", "mode_spec", "parse_modes", "skip_reason",
+           "has_cxx_compiler", "build", "sync", "release", "repeat_step", "time_mode", "compare_loop", "run", "main"]
 
 MODES = ("fp32", "tf32", "fp16", "bf16")          # পাঠ ০৩: precision-এর তুলনা (ডিফল্ট)
 # পাঠ ০৭: একই BF16 মডেল, শুধু optimizer-এর বাস্তবায়ন, torch.compile বা FP8 বদলায়
@@ -144,9 +146,19 @@ def _fp32_matmul(mode: str):
         torch.set_float32_matmul_precision(before)
 
 
-def _sync(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
+def sync(device) -> None:
+    """GPU-কে পাঠানো সব কাজ শেষ হওয়া পর্যন্ত অপেক্ষা, CPU-তে কিছুই না (পাঠ ০৩, ০৭): GPU-তে কাজ পাঠিয়েই Python
+    পরের লাইনে যায়, তাই ঘড়ি দেখার আগে-পরে এটা চাই। device: 'cpu', 'cuda', 'cuda:1' বা torch.device।"""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def release(device) -> None:
+    """আর না-লাগা মডেল আর optimizer-এর মেমরি ফেরত (আগে নিজের reference মুছে দাও): gc, আর GPU-তে allocator-এর
+    cache খালি — একটির পর একটি মাপে আগেরটির মেমরি যেন পরেরটিতে না থাকে (পাঠ ০৬, ০৭)।"""
+    gc.collect()
+    if torch.device(device).type == "cuda":
+        torch.cuda.empty_cache()
 
 
 def _optimizer(params, kind: str) -> torch.optim.Optimizer:
@@ -191,27 +203,10 @@ def build(mode: str, sizes: BenchSizes, device: str):
     return model, forward, optimizer, x, y
 
 
-def _plain_steps(model, optimizer, scaler, ctx, x, y, n: int, clip_norm: float | None = None,
-                 losses: list | None = None) -> None:
-    """হাতে লেখা AMP loop, PyTorch-এর recipe যেমন: fp32/bf16-এ scaler বন্ধ থাকে, তখন scale() কিছুই করে না।"""
-    for _ in range(n):
-        with ctx:
-            _, loss = model(x, y)
-        scaler.scale(loss).backward()
-        if clip_norm is not None:
-            scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
-        scaler.step(optimizer)
-        scaler.update()
-        optimizer.zero_grad(set_to_none=True)
-        if losses is not None:
-            losses.append(loss.detach())              # .item() নয়: GPU-কে প্রতি ধাপে থামাই না
-
-
-def _release(device: str) -> None:
-    gc.collect()
-    if device == "cuda":
-        torch.cuda.empty_cache()
+def repeat_step(model, optimizer, scaler, ctx, x, y, n: int, clip_norm: float | None = None) -> list:
+    """একই (x, y)-এ n-টি training step, প্রতিটি mishran.train.amp_step; প্রতি step-এর loss (device tensor,
+    host-এ আনা হয় না, তাই GPU থামে না) (পাঠ ০৩, ০৭)।"""
+    return [amp_step(model, optimizer, scaler, ctx, [(x, y)], clip_norm=clip_norm)[0] for _ in range(n)]
 
 
 def time_mode(mode: str, sizes: BenchSizes, device: str) -> dict:
@@ -219,52 +214,55 @@ def time_mode(mode: str, sizes: BenchSizes, device: str) -> dict:
     (বাইট), আর প্রতি step-এর loss (warm-up সহ)।"""
     spec = mode_spec(mode)
     model, forward, optimizer, x, y = build(mode, sizes, device)
-    scaler, ctx = make_scaler(device, spec.precision), autocast_for(device, spec.precision)
-    losses = []
+    scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
     with _fp32_matmul(mode):
-        _sync(device)
+        sync(device)
         start = time.perf_counter()
-        _plain_steps(forward, optimizer, scaler, ctx, x, y, 1, losses=losses)   # প্রথম step: compile এখানে
-        _sync(device)
+        losses = repeat_step(forward, optimizer, scaler, ctx, x, y, 1)            # প্রথম step: compile এখানে
+        sync(device)
         first = time.perf_counter() - start
-        _plain_steps(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup - 1, 0), losses=losses)
-        _sync(device)
+        losses += repeat_step(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup - 1, 0))
+        sync(device)
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
         start = time.perf_counter()
-        _plain_steps(forward, optimizer, scaler, ctx, x, y, sizes.steps, losses=losses)
-        _sync(device)                                     # GPU-র সব কাজ শেষ হলে তবেই ঘড়ি দেখা
+        losses += repeat_step(forward, optimizer, scaler, ctx, x, y, sizes.steps)
+        sync(device)                                      # GPU-র সব কাজ শেষ হলে তবেই ঘড়ি দেখা
         seconds = (time.perf_counter() - start) / sizes.steps
     peak = torch.cuda.max_memory_allocated() if device == "cuda" else None
     adamw = _default_adamw(device) if spec.optimizer == "default" else spec.optimizer
     losses = torch.stack(losses).float().tolist()
     del model, forward, optimizer, scaler
-    _release(device)
+    release(device)
     return {"step_s": seconds, "first_step_s": first, "peak_memory_bytes": peak, "adamw": adamw,
             "losses": losses}
 
 
 def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) -> dict:
-    """একই মডেল, batch, precision: mishran.train.train() বনাম হাতে লেখা loop; দুটোই clip_norm=1.0 সহ।
+    """train()-এর বাড়তি খরচ: একই মডেল, batch, precision, clip_norm=1.0-এ mishran.train.train() বনাম খালি loop।
 
-    পালা করে `repeats` বার মেপে প্রত্যেকের সবচেয়ে কম সময় নেওয়া হয় (অন্য কাজের ধাক্কা বাদ দিতে)।
+    "plain" দিক: `for _ in range(n): amp_step(...)` — step-টি হুবহু একই (amp_step PyTorch-এর AMP recipe-এর
+    লাইনগুলোই, tests/test_train.py হাতে লেখা recipe-এর সঙ্গে বিটে বিটে মেলায়), বাকি কিছু নেই। "train" দিক:
+    train(), যা এর ওপরে get_batch, device-এ নেওয়া, StepBookkeeper-এর হিসাব (loss, সময়-চিহ্ন, scale) আর tqdm যোগ
+    করে। তাই overhead_percent = train()-এর loop নিজে কত খরচ করে। পালা করে `repeats` বার মেপে প্রত্যেকের সবচেয়ে
+    কম সময় নেওয়া হয় (অন্য কাজের ধাক্কা বাদ দিতে)।
     """
     spec = mode_spec(mode)
     model, forward, optimizer, x, y = build(mode, sizes, device)
-    scaler, ctx = make_scaler(device, spec.precision), autocast_for(device, spec.precision)
+    scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
     config = TrainConfig(precision=spec.precision, steps=sizes.steps, clip_norm=1.0, device=device)
 
     def plain(n):
-        _plain_steps(forward, optimizer, scaler, ctx, x, y, n, clip_norm=1.0)
+        repeat_step(forward, optimizer, scaler, ctx, x, y, n, clip_norm=1.0)
 
     def looped(n):
         train(forward, optimizer, lambda: (x, y), replace(config, steps=n), scaler=scaler)
 
     def timed(fn):
-        _sync(device)
+        sync(device)
         start = time.perf_counter()
         fn(sizes.steps)
-        _sync(device)
+        sync(device)
         return (time.perf_counter() - start) / sizes.steps
 
     with _fp32_matmul(mode):
@@ -276,12 +274,13 @@ def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) ->
             best_loop = min(best_loop, timed(looped))
     del model
     forward = optimizer = None                            # মুক্ত করা; closure-গুলোও আর এদের ধরে রাখে না
-    _release(device)
+    release(device)
     return {"mode": mode, "plain_step_s": best_plain, "train_step_s": best_loop,
             "overhead_percent": 100 * (best_loop / best_plain - 1)}
 
 
-def _has_cxx_compiler() -> bool:
+def has_cxx_compiler() -> bool:
+    """CPU-তে torch.compile-এর C++ compiler (g++, c++ বা clang++) PATH-এ আছে কি না (পাঠ ০৭)।"""
     return any(shutil.which(c) for c in ("g++", "c++", "clang++"))
 
 
@@ -306,7 +305,7 @@ def skip_reason(mode: str, device: str, report) -> str | None:
         return f"এই GPU ({sm})-তে FP8 tensor core নেই; লাগে Ada (sm_89) বা Hopper (sm_90)"
     if spec.fp8 and importlib.util.find_spec("torchao") is None:
         return "torchao ইনস্টল করা নেই (not installed): pip install 'mishran[fp8]' বা pip install torchao"
-    if spec.compile and device == "cpu" and not _has_cxx_compiler():
+    if spec.compile and device == "cpu" and not has_cxx_compiler():
         return "CPU-তে torch.compile-এর C++ compiler (g++/clang++) পাওয়া যায়নি"
     if spec.compile and device == "cuda" and importlib.util.find_spec("triton") is None:
         return "GPU-তে torch.compile-এর Triton ইনস্টল করা নেই (not installed)"
@@ -338,7 +337,7 @@ def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, repo
         except Exception as err:                              # কারণসহ 'skipped'-এ জানানো হয়, চাপা নয়
             if not (spec.compile or spec.fp8):
                 raise
-            _release(device)
+            release(device)
             skipped.append({"mode": mode, "why": f"চালাতে গিয়ে ভুল (error): {type(err).__name__}: "
                                                  f"{str(err).strip().splitlines()[0][:300] if str(err) else ''}"})
             continue
@@ -423,7 +422,7 @@ def _format(out: dict, report) -> str:
                   "CPU-র সংখ্যা GPU-র ছবি নয়: বেশিরভাগ CPU-তে FP16 গুণের দ্রুত পথ নেই, তাই FP16 এখানে ধীর হতে পারে; "
                   "ছোট মডেলে সময়ের বড় অংশ যায় op চালু করার খরচে।"]
     if out.get("compare_loop"):
-        lines += ["", "mishran.train-এর loop বনাম হাতে লেখা loop (একই মডেল, batch, precision, clip_norm=1.0):",
+        lines += ["", "train()-এর loop বনাম শুধু amp_step-এর loop (একই মডেল, batch, precision, clip_norm=1.0):",
                   f"{'mode':<6} {'plain ms':>10} {'train ms':>10} {'overhead':>9}"]
         for c in out["compare_loop"]:
             lines.append(f"{c['mode'].upper():<6} {1000 * c['plain_step_s']:>10.2f} {1000 * c['train_step_s']:>10.2f} "
@@ -453,7 +452,9 @@ def _non_negative(text: str) -> int:
 _GROUPS = {"all": ALL_MODES, "speed": SPEED_MODES, "precision": MODES}
 
 
-def _modes(text: str) -> list[str]:
+def parse_modes(text: str) -> list[str]:
+    """'fp32,bf16' বা দলের নাম ('speed', 'precision', 'all') → mode-এর তালিকা, ক্রম রেখে, একটিও দুবার নয়
+    (--modes এটাই পড়ে); অচেনা নামে ArgumentTypeError, বাংলা + English।"""
     modes = []
     for m in (m.strip().lower() for m in text.split(",") if m.strip()):
         modes += [x for x in _GROUPS.get(m, [m]) if x not in modes]
@@ -476,7 +477,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--vocab", type=_positive)
     parser.add_argument("--steps", type=_positive, help="মাপা step-এর সংখ্যা")
     parser.add_argument("--warmup", type=_non_negative, help="warm-up step (মাপা হয় না)")
-    parser.add_argument("--modes", type=_modes, default=list(MODES),
+    parser.add_argument("--modes", type=parse_modes, default=list(MODES),
                         help="যেমন fp32,bf16; পাঠ ০৭-এর mode: speed; সব: all")
     parser.add_argument("--compare-loop", action="store_true", help="mishran.train-এর loop-এর বাড়তি খরচ মাপো")
     parser.add_argument("--json", action="store_true", help="যন্ত্রে পড়ার মতো JSON লেখো")

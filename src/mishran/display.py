@@ -9,8 +9,10 @@ import html
 import inspect
 import numbers
 import re
+import textwrap
 
-__all__ = ["table_html", "show_table", "source_html", "show_source", "Rich"]
+__all__ = ["table_html", "show_table", "source_text", "source_html", "show_source", "Rich", "wrap_text",
+           "print_wrapped"]
 
 CELL_STYLE = "padding:4px 12px;border-bottom:1px solid #d0d0d0;vertical-align:top"
 HEAD_STYLE = "padding:4px 12px;border-bottom:2px solid #808080;vertical-align:bottom;font-weight:bold"
@@ -86,24 +88,50 @@ def show_table(rows, header=None, caption: str | None = None, escape: bool = Tru
     display(Rich(table_html(rows, header, caption, escape), _table_text(rows, header)))
 
 
-def source_html(obj) -> str:
-    """একটি function/class/module-এর source, pygments দিয়ে রং করা HTML (inline রং: সব frontend-এ চলে)।"""
+def source_text(obj, start: str | None = None, end: str | None = None) -> str:
+    """obj-এর source (function, method, class বা module), বাঁয়ের বাড়তি ফাঁকা সরিয়ে (সব পাঠ)।
+
+    কোর্সের নিজের কোড নাম ধরেই দেখাও: একটি ছোট function বা method পুরোটা। start/end শুধু বাইরের লাইব্রেরির
+    (যেমন DeepSpeed) লম্বা function-এর একটি অংশের জন্য: start লেখা প্রথম লাইন থেকে তার পরের end লেখা লাইন পর্যন্ত;
+    লাইব্রেরি বদলে লাইনটি না থাকলে বাংলা + English ভুলবার্তা, চুপচাপ অন্য কিছু দেখানো নয়।
+    """
+    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    lines = code.splitlines()
+    first = 0 if start is None else _line_with(lines, start, 0, obj)
+    last = len(lines) - 1 if end is None else _line_with(lines, end, first + (start is not None), obj)
+    return textwrap.dedent("\n".join(lines[first:last + 1])) + ("\n" if code.endswith("\n") else "")
+
+
+def _line_with(lines: list, marker: str, begin: int, obj) -> int:
+    for i in range(begin, len(lines)):
+        if marker in lines[i]:
+            return i
+    name = getattr(obj, "__qualname__", type(obj).__name__)
+    raise ValueError(f"{name}-এর source-এ {marker!r} লেখা লাইন নেই (marker not found): লাইব্রেরির কোড বদলেছে; "
+                     "নতুন source দেখে start/end ঠিক করো।")
+
+
+def source_html(obj, start: str | None = None, end: str | None = None) -> str:
+    """source_text(obj, start, end), pygments দিয়ে রং করা HTML (inline রং: সব frontend-এ চলে)।"""
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    code = source_text(obj, start, end)
     formatter = HtmlFormatter(noclasses=True, nobackground=True,
                               prestyles=f"background:{SOURCE_BACKGROUND};color:#1a1a1a;padding:8px 12px;"
                                         "line-height:1.35;overflow-x:auto")
     return highlight(code, PythonLexer(), formatter)
 
 
-def show_source(obj) -> None:
-    """obj-এর source রং করে দেখায় — লাইব্রেরির ভেতরটা পড়ার জন্য (যেমন show_source(GradScaler.update))।"""
+def show_source(obj, start: str | None = None, end: str | None = None) -> None:
+    """obj-এর source রং করে দেখায়, নাম ধরে — যেমন show_source(amp_step), show_source(GradScaler.update)।
+
+    start/end: বাইরের লাইব্রেরির লম্বা function-এর একটি অংশ (source_text দেখো)।
+    """
     from IPython.display import display
 
-    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    code = source_text(obj, start, end)
     display(Rich(source_html(code), code))
 
 

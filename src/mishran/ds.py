@@ -176,12 +176,14 @@ def _drop_tensors(engine) -> None:
             engine.__dict__[name] = type(value)()
 
 
-def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, **kwargs):
+def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_current: bool = True, **kwargs):
     """নোটবুকে নিরাপদ deepspeed.initialize(): শুধু engine ফেরত দেয় (পাঠ ০৫)।
 
     ১) setup_single_process() — launcher না থাকলে env বসায়; ২) আগের engine থাকলে release() করে তার মেমরি
     ছাড়ে, তাই ঘরটা আবার চালানো যায়; ৩) config যাচাই (validate_config); ৪) optimizer না দিলে আর config-এ
     "optimizer" না থাকলে torch.optim.AdamW(lr=lr) — কিছু compile হয় না; ৫) deepspeed.initialize(...)।
+    replace_current=False: ২) বাদ, আর নতুন engine current_engine() হয় না — আগেরটা যেমন ছিল তেমনই চলে; নতুনটি
+    ছাড়ার দায় ডাকা কোডের (release(engine))। mishran.memory.measure_step এভাবে নিজের engine বানায়।
     kwargs সোজা deepspeed.initialize-এ যায় (যেমন lr_scheduler)।
     """
     global _ENGINE
@@ -193,7 +195,7 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, **kwargs):
     setup_single_process()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     validate_config(config, world_size=world, device=_accelerator_device())
-    previous = _ENGINE
+    previous = _ENGINE if replace_current else None
     if previous is not None:
         old_opts = {id(getattr(previous, n, None)) for n in ("basic_optimizer", "client_optimizer")}
         if optimizer is not None and id(optimizer) in old_opts:
@@ -203,7 +205,8 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, **kwargs):
     if optimizer is None and "optimizer" not in config:
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     engine, *_ = deepspeed.initialize(model=model, optimizer=optimizer, config=copy.deepcopy(config), **kwargs)
-    _ENGINE = engine
+    if replace_current:
+        _ENGINE = engine
     return engine
 
 

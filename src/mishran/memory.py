@@ -15,32 +15,29 @@ activation গোনা হয় torch.autograd.graph.saved_tensors_hooks দ�
 """
 from __future__ import annotations
 
-import copy
+import contextlib
 import gc
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import torch
 
-__all__ = [
-    "CATEGORIES",
-    "MODES",
-    "Ledger",
-    "SavedTensorCounter",
-    "activation_bytes",
-    "measure_step",
-    "storage_bytes",
-    "tensor_nbytes",
-    "zero_estimates",
-]
+from .bench import release, sync
+from .precision import autocast, check, grad_scaler
+from .train import amp_step
+from .util import package_version
 
-# mode → (কার লুপ, autocast/DeepSpeed-এর dtype)
+__all__ = ["CATEGORIES", "MODES", "Ledger", "SavedTensorCounter", "activation_bytes", "measure_step", "storage_bytes",
+           "tensor_nbytes", "zero_estimates"]
+
+# mode → (কার loop, precision-এর নাম); dtype, autocast আর GradScaler আসে mishran.precision থেকে
 MODES = {
-    "fp32": ("torch", None),                  # সাধারণ FP32 + Adam
-    "amp_fp16": ("torch", torch.float16),      # autocast FP16 + GradScaler + Adam; ওজন FP32-এই থাকে
-    "amp_bf16": ("torch", torch.bfloat16),     # autocast BF16 + Adam; ওজন FP32-এই থাকে
-    "ds_bf16": ("deepspeed", torch.bfloat16),  # DeepSpeed engine, BF16 মডেল + FP32 মূল ওজন, ZeRO 0–2
-    "ds_fp16": ("deepspeed", torch.float16),   # DeepSpeed engine, FP16 + loss scaling (শুধু GPU-তে)
+    "fp32": ("torch", "fp32"),            # সাধারণ FP32 + Adam
+    "amp_fp16": ("torch", "fp16"),        # autocast FP16 + GradScaler + Adam; ওজন FP32-এই থাকে
+    "amp_bf16": ("torch", "bf16"),        # autocast BF16 + Adam; ওজন FP32-এই থাকে
+    "ds_bf16": ("deepspeed", "bf16"),     # DeepSpeed engine, BF16 মডেল + FP32 মূল ওজন, ZeRO 0–2
+    "ds_fp16": ("deepspeed", "fp16"),     # DeepSpeed engine, FP16 + loss scaling (শুধু GPU-তে)
 }
 
 # খাতের নাম → বাংলা নাম (সারণিতে দেখানোর জন্য)
@@ -74,8 +71,7 @@ def storage_bytes(tensors, exclude=()) -> tuple[int, set]:
 
     exclude: আগে গোনা storage-এর key-র set; সেগুলো বাদ। ফেরত দেয় (বাইট, এখানে গোনা key-র set)।
     """
-    seen, total = set(exclude), 0
-    counted = set()
+    seen, counted, total = set(exclude), set(), 0
     for t in tensors:
         if not _real(t):
             continue
@@ -157,22 +153,15 @@ class SavedTensorCounter:
         return False
 
 
-def _autocast(device_type: str, dtype):
-    return torch.amp.autocast(device_type, dtype=dtype, enabled=dtype is not None)
-
-
 def activation_bytes(model, batch, precision: str = "fp32") -> dict:
     """একটি forward (loss পর্যন্ত) backward-এর জন্য কত বাইট রাখে; optimizer ছাড়া, দ্রুত (পাঠ ০৬)।
 
     precision: 'fp32', 'fp16' বা 'bf16' (autocast)। মডেল (x, y) → (logits, loss) ধাঁচের (TinyGPT)।
     ফেরত দেয় {"activations", "cast_cache", "by_dtype", "tensors"}।
     """
-    dtype = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}.get(precision, "?")
-    if dtype == "?":
-        raise ValueError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও 'fp32', 'fp16' বা 'bf16'")
+    precision = check(precision)
     x, y = batch
-    device_type = next(model.parameters()).device.type
-    with SavedTensorCounter(model) as c, _autocast(device_type, dtype):
+    with SavedTensorCounter(model) as c, autocast(next(model.parameters()).device, precision):
         _, loss = model(x, y)
     del loss
     return {"activations": c.activations, "cast_cache": c.cast_cache, "by_dtype": dict(c.by_dtype),
@@ -279,17 +268,170 @@ def _walk_tensors(obj, out: list, seen: set, depth: int = 0, max_depth: int = 5)
         _walk_tensors(v, out, seen, depth + 1, max_depth)
 
 
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
+@dataclass
+class _Run:
+    """measure_step-এর একটি চালানো: কোন loop, কোন device, কার ওজন আর কোন optimizer-এর খাতা দেখা হবে।"""
+
+    mode: str
+    zero_stage: int | None
+    device: torch.device
+    module: torch.nn.Module            # যার ওজন গোনা হয় (DeepSpeed-এ engine.module)
+    optimizer: object                  # যার step() loop ডাকে (DeepSpeed-এ তার নিজের optimizer)
+    basic: torch.optim.Optimizer       # ভেতরের torch optimizer: FP32 মূল ওজন আর Adam-এর অবস্থা এখানে
+    step: Callable[[], object]         # এক training step: amp_step বা ds.engine_step
+    engine: object = None              # DeepSpeed engine, শুধু ds_* mode-এ; measure_step নিজেই বানায় ও ছাড়ে
 
 
-def _make_engine(model, mode: str, zero_stage: int, lr: float, batch_size: int):
+@dataclass
+class _Capture:
+    """শেষ (মাপা) step-এ যা দেখা হলো। armed হলে backward-এর শেষে gradient আর DeepSpeed-এর buffer টুকে রাখে।"""
+
+    armed: bool = False
+    grads: list = field(default_factory=list)          # মডেলের ওজনের .grad, backward-এর ঠিক পরে
+    buffers: dict = field(default_factory=dict)        # DeepSpeed optimizer-এর অ্যাট্রিবিউট → তার ভেতরের tensor
+    fp32_grads: list = field(default_factory=list)     # ভেতরের optimizer-এর step-এর আগে তার ওজনের .grad
+    counter: SavedTensorCounter | None = None
+    times: list = field(default_factory=list)
+    peak: int | None = None
+    at_start: int | None = None
+
+
+def _set_up(model, batch, mode: str, zero_stage: int, lr: float) -> _Run:
+    """measure_step-এর প্রস্তুতি: যাচাই, optimizer (আর ds_* mode-এ নিজের DeepSpeed engine), আর step-টি।"""
+    if mode not in MODES:
+        raise ValueError(f"অচেনা mode {mode!r} (unknown mode); বেছে নাও: {', '.join(MODES)}")
+    kind, precision = MODES[mode]
+    x, y = batch
+    if next(model.parameters()).device != x.device:
+        raise ValueError(f"মডেল {next(model.parameters()).device}-এ, ব্যাচ {x.device}-এ (device mismatch); "
+                         "দুটো একই device-এ আনো")
+    if kind == "torch":
+        # fused AdamW: এক kernel-এ সব ওজন, মাঝের বড় অস্থায়ী tensor ছাড়া (foreach Adam প্রায় 4Ψ বাইটের একটি বানায়)
+        opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)
+        scaler, ctx = grad_scaler(x.device, precision), autocast(x.device, precision)
+        return _Run(mode, None, x.device, model, opt, opt,
+                    lambda: amp_step(model, opt, scaler, ctx, [(x, y)]))
+    if zero_stage not in (0, 1, 2):
+        raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
     from . import ds, ds_config
-    precision = "bf16" if MODES[mode][1] is torch.bfloat16 else "fp16"
-    config = ds_config.config_for_device(micro_batch=batch_size, zero_stage=zero_stage, precision=precision, lr=lr)
-    # fused AdamW: এক kernel-এ সব ওজন, মাঝের বড় অস্থায়ী tensor ছাড়া (foreach Adam প্রায় 4Ψ বাইটের একটি বানায়)
-    return ds.initialize(model, config, optimizer=torch.optim.AdamW(model.parameters(), lr=lr, fused=True))
+    config = ds_config.config_for_device(micro_batch=x.shape[0], zero_stage=zero_stage, precision=precision, lr=lr)
+    # নিজের engine, শিক্ষার্থীর engine-এর জায়গা না নিয়ে (replace_current=False): ds.current_engine() যেমন ছিল
+    # তেমনই থাকে, তার মেমরিও ছাড়া হয় না; এই engine শেষে measure_step নিজেই ছাড়ে
+    engine = ds.initialize(model, config, optimizer=torch.optim.AdamW(model.parameters(), lr=lr, fused=True),
+                           replace_current=False)
+    basic = getattr(engine, "basic_optimizer", None) or engine.optimizer
+    # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; engine_step ব্যাচও সেখানে নেয়
+    return _Run(mode, zero_stage, torch.device(engine.device), engine.module, engine.optimizer, basic,
+                lambda: ds.engine_step(engine, [(x, y)]), engine)
+
+
+@contextlib.contextmanager
+def _watching(run: _Run, cap: _Capture):
+    """step-এর ভেতরের দুই মুহূর্তে কী আছে তা cap-এ টুকে রাখে (পাঠ ০৬)।
+
+    ১) backward শেষ, optimizer-এর কাজ শুরুর আগে (run.optimizer.step-এর শুরুতে): মডেলের gradient আর DeepSpeed
+    optimizer-এর buffer — ZeRO-তে এর পরেই DeepSpeed ১৬-বিট gradient ছেড়ে FP32 কপি বানায়। ২) ভেতরের torch
+    optimizer-এর step-এর ঠিক আগে (register_step_pre_hook): FP32 মূল ওজনের gradient (ZeRO-তে নিজের ভাগটুকুর)।
+    """
+    def fp32_copies(optimizer, *args, **kwargs):
+        cap.fp32_grads = [p.grad for g in optimizer.param_groups for p in g["params"] if p.grad is not None]
+
+    def after_backward(*args, **kwargs):
+        if cap.armed:
+            cap.grads = [p.grad for p in run.module.parameters()]
+            if run.engine is not None:
+                seen: set = set()
+                for name, value in vars(run.optimizer).items():
+                    found: list = []
+                    _walk_tensors(value, found, seen)
+                    if found:
+                        cap.buffers[name] = found
+        return real_step(*args, **kwargs)
+
+    real_step = run.optimizer.step
+    hook = run.basic.register_step_pre_hook(fp32_copies)
+    run.optimizer.step = after_backward          # শুধু এই optimizer-টির (নিজের বানানো), শেষে সরানো হয়
+    try:
+        yield cap
+    finally:
+        hook.remove()
+        del run.optimizer.step
+
+
+@contextlib.contextmanager
+def _counting_forward(module):
+    """একটি SavedTensorCounter, যা চালু থাকে শুধু module-এর forward চলার সময়: পুরো step-এর ভেতরে backward বা
+    optimizer যা রাখে (যেমন GradScaler-এর scale), তা activation নয়।"""
+    counter = SavedTensorCounter(module)
+
+    def start(*args):                 # None ফেরত দিতে হয়: hook কিছু ফেরত দিলে তা forward-এর ইনপুট/ফল হয়ে যায়
+        counter.__enter__()
+
+    def stop(*args):
+        counter.__exit__(None, None, None)
+
+    handles = [module.register_forward_pre_hook(start), module.register_forward_hook(stop, always_call=True)]
+    try:
+        yield counter
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def _timed_steps(run: _Run, cap: _Capture, warmup: int, steps: int) -> None:
+    """warmup + steps-টি পুরো step; শেষটিতে খাতার জিনিস cap-এ টুকে রাখা, আর CUDA-তে মাপা সর্বোচ্চ মেমরি।"""
+    cuda = run.device.type == "cuda"
+    with _watching(run, cap):
+        for i in range(warmup + steps):
+            last = i == warmup + steps - 1
+            if last and cuda:
+                gc.collect()
+                sync(run.device)
+                torch.cuda.reset_peak_memory_stats(run.device)
+                cap.at_start = torch.cuda.memory_allocated(run.device)   # ধাপের শুরুতে যা আছে (model state + বাকি)
+            cap.armed = last
+            sync(run.device)
+            t0 = time.perf_counter()
+            with _counting_forward(run.module) as cap.counter:            # forward backward-এর জন্য যা রাখল
+                run.step()
+            sync(run.device)
+            if i >= warmup:
+                cap.times.append(time.perf_counter() - t0)
+    if cuda:
+        cap.peak = torch.cuda.max_memory_allocated(run.device)
+
+
+def _ledger(run: _Run, cap: _Capture, led: Ledger) -> Ledger:
+    """টুকে রাখা tensor থেকে খাত: প্রতিটি storage একবারই, আগের খাতে গোনা হলে পরেরটিতে নয় (পাঠ ০৬)।"""
+    params = list(run.module.parameters())
+    led.parameters, p_keys = storage_bytes(params)
+    master = [p for g in run.basic.param_groups for p in g["params"]]
+    led.master_weights, m_keys = storage_bytes(master, exclude=p_keys)
+    states = [v for s in run.basic.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
+    led.optimizer_state, o_keys = storage_bytes(states, exclude=p_keys | m_keys)
+    known = p_keys | m_keys | o_keys
+    g16, g_keys = storage_bytes(cap.grads, exclude=known)
+    by_buffer = {}
+    for name, found in cap.buffers.items():
+        nbytes, keys = storage_bytes(found, exclude=known | g_keys)
+        g_keys |= keys
+        if nbytes:
+            by_buffer[name] = nbytes
+    g16 += sum(by_buffer.values())
+    g32, _ = storage_bytes(cap.fp32_grads, exclude=known | g_keys)
+    led.gradients = g16 + g32
+    led.activations = cap.counter.activations
+    led.cast_cache = cap.counter.cast_cache
+    led.peak_allocated = cap.peak
+    led.step_seconds = sorted(cap.times)[len(cap.times) // 2]
+    led.details = {"gradients_16bit_or_model": g16, "gradients_fp32_copy": g32, "deepspeed_buffers": by_buffer,
+                   "activations_by_dtype": dict(cap.counter.by_dtype),
+                   "optimizer": type(run.optimizer).__name__, "param_dtype": str(params[0].dtype).replace("torch.", "")}
+    if cap.at_start is not None:
+        # ধাপের শুরুতে allocator-এ যা ছিল, কিন্তু কোনো খাতে নেই: cuBLAS-এর workspace, DeepSpeed-এর buffer, ইনপুট
+        led.details["allocated_at_start"] = cap.at_start
+        led.details["untracked_at_start"] = cap.at_start - (led.parameters + led.master_weights + led.optimizer_state)
+    return led
 
 
 def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: float = 1e-3, warmup: int = 1,
@@ -298,127 +440,26 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
 
     model: TinyGPT-এর মতো (x, y) → (logits, loss); batch: (x, y), মডেলের device-এ (ds_* mode-এ DeepSpeed মডেলকে
     নিজের accelerator-এ নেয়, ব্যাচও সেখানে যায়)। মডেলটি বদলায় (প্রশিক্ষণ হয়, ds_* mode-এ DeepSpeed তাকে
-    ১৬-বিটে নেয়), তাই প্রতিবার নতুন মডেল দাও।
-    mode: MODES-এর একটি; ds_* mode-এ zero_stage 0, 1 বা 2। warmup: আগে কয়টি পুরো step (Adam-এর অবস্থা
+    ১৬-বিটে নেয়), তাই প্রতিবার নতুন মডেল দাও। step: torch-এর mode-এ mishran.train.amp_step, ds_* mode-এ
+    mishran.ds.engine_step — train() আর পাঠ ০৫-এর loop যা চালায়, ঠিক তা-ই।
+    mode: MODES-এর একটি; ds_* mode-এ zero_stage 0, 1 বা 2, আর engine এখানেই বানানো ও ছাড়া হয়: তোমার নিজের
+    ds.initialize()-এর engine (ds.current_engine()) ছোঁয়া হয় না। warmup: আগে কয়টি পুরো step (Adam-এর অবস্থা
     প্রথম step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
     """
-    if mode not in MODES:
-        raise ValueError(f"অচেনা mode {mode!r} (unknown mode); বেছে নাও: {', '.join(MODES)}")
-    kind, dtype = MODES[mode]
-    x, y = batch
-    device = x.device
-    if next(model.parameters()).device != device:
-        raise ValueError(f"মডেল {next(model.parameters()).device}-এ, ব্যাচ {device}-এ (device mismatch); "
-                         "দুটো একই device-এ আনো")
-    num_parameters = sum({_storage_key(p): p.numel() for p in model.parameters()}.values())
-    engine = scaler = None
-    if kind == "deepspeed":
-        if zero_stage not in (0, 1, 2):
-            raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
-        engine = _make_engine(model, mode, zero_stage, lr, x.shape[0])
-        target = getattr(engine, "device", None)      # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; ব্যাচও সেখানে
-        if target is not None and torch.device(target).type != device.type:
-            device = torch.device(target)
-            x, y = x.to(device), y.to(device)
-        module, opt = engine.module, engine.optimizer
-        basic = getattr(engine, "basic_optimizer", None) or opt
-    else:
-        zero_stage = None
-        module = model
-        opt = basic = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)
-        scaler = torch.amp.GradScaler(device.type, enabled=dtype is torch.float16)
-
-    fp32_grad_copies: list = []
-
-    def before_step(optimizer, *args, **kwargs):
-        # DeepSpeed optimizer-কে দেওয়ার ঠিক আগে FP32 মূল ওজনের gradient বানায় (ZeRO-তে ভাগটুকুর)
-        fp32_grad_copies.clear()
-        fp32_grad_copies.extend(p.grad for g in optimizer.param_groups for p in g["params"] if p.grad is not None)
-
-    hook = basic.register_step_pre_hook(before_step)
-    led = Ledger(mode, zero_stage, str(device), num_parameters, x.shape[0], x.shape[1])
-    times = []
+    x, _ = batch
+    num_parameters = sum({_storage_key(p): p.numel() for p in model.parameters()}.values())   # বাঁধা ওজন একবার
+    run, cap = _set_up(model, batch, mode, zero_stage, lr), _Capture()
     try:
-        for i in range(warmup + steps):
-            last = i == warmup + steps - 1
-            if last and device.type == "cuda":
-                gc.collect()
-                torch.cuda.synchronize(device)
-                torch.cuda.reset_peak_memory_stats(device)
-                at_start = torch.cuda.memory_allocated(device)   # ধাপের শুরুতে যা আছে (model state + বাকি)
-            _sync(device)
-            t0 = time.perf_counter()
-            with SavedTensorCounter(module) as counter:
-                if engine is not None:
-                    _, loss = engine(x, y)
-                else:
-                    with _autocast(device.type, dtype):
-                        _, loss = module(x, y)
-            if engine is not None:
-                engine.backward(loss)
-            else:
-                scaler.scale(loss).backward()
-            if last:
-                grads_now = [p.grad for p in module.parameters()]
-                buffers: dict = {}            # DeepSpeed optimizer-এর অ্যাট্রিবিউট → তার ভেতরের tensor
-                if engine is not None:
-                    seen: set = set()
-                    for name, value in vars(opt).items():
-                        found: list = []
-                        _walk_tensors(value, found, seen)
-                        if found:
-                            buffers[name] = found
-            if engine is not None:
-                engine.step()
-            else:
-                scaler.step(opt)
-                scaler.update()
-                opt.zero_grad(set_to_none=True)
-            _sync(device)
-            if i >= warmup:
-                times.append(time.perf_counter() - t0)
-            del loss
-        if device.type == "cuda":
-            led.peak_allocated = torch.cuda.max_memory_allocated(device)
+        _timed_steps(run, cap, warmup, steps)
+        return _ledger(run, cap, Ledger(mode, run.zero_stage, str(run.device), num_parameters, x.shape[0],
+                                        x.shape[1]))
     finally:
-        hook.remove()
-
-    params = list(module.parameters())
-    led.parameters, p_keys = storage_bytes(params)
-    master = [p for g in basic.param_groups for p in g["params"]]
-    led.master_weights, m_keys = storage_bytes(master, exclude=p_keys)
-    states = [v for s in basic.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
-    led.optimizer_state, o_keys = storage_bytes(states, exclude=p_keys | m_keys)
-    known = p_keys | m_keys | o_keys
-    g16, g_keys = storage_bytes(grads_now, exclude=known)
-    by_buffer = {}
-    for name, found in buffers.items():
-        nbytes, keys = storage_bytes(found, exclude=known | g_keys)
-        g_keys |= keys
-        if nbytes:
-            by_buffer[name] = nbytes
-    g16 += sum(by_buffer.values())
-    g32, _ = storage_bytes(fp32_grad_copies, exclude=known | g_keys)
-    led.gradients = g16 + g32
-    led.activations = counter.activations
-    led.cast_cache = counter.cast_cache
-    led.step_seconds = sorted(times)[len(times) // 2]
-    led.details = {"gradients_16bit_or_model": g16, "gradients_fp32_copy": g32, "deepspeed_buffers": by_buffer,
-                   "activations_by_dtype": dict(counter.by_dtype),
-                   "optimizer": type(opt).__name__, "param_dtype": str(params[0].dtype).replace("torch.", "")}
-    if device.type == "cuda":
-        # ধাপের শুরুতে allocator-এ যা ছিল, কিন্তু কোনো খাতে নেই: cuBLAS-এর workspace, DeepSpeed-এর buffer, ইনপুট
-        led.details["allocated_at_start"] = at_start
-        led.details["untracked_at_start"] = at_start - (led.parameters + led.master_weights + led.optimizer_state)
-    if engine is not None:
-        from . import ds
-        ds.release(engine)
-    fp32_grad_copies.clear()
-    del opt, basic, states, master, params, grads_now, buffers
-    gc.collect()
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-    return led
+        device = run.device
+        if run.engine is not None:
+            from . import ds
+            ds.release(run.engine)
+        run = cap = None                          # gradient আর buffer-এর শেষ reference; তারপর মেমরি ফেরত
+        release(device)
 
 
 def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0) -> dict:
@@ -448,11 +489,6 @@ def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0
     return out
 
 
-def clone_model(model):
-    """একটি মডেলের স্বাধীন কপি (একই শুরুর ওজন দিয়ে কয়েকটি mode মাপতে)।"""
-    return copy.deepcopy(model)
-
-
 # ---------------------------------------------------------------- python -m mishran.memory
 
 DEFAULT_RUNS = ("fp32", "amp_fp16", "amp_bf16", "ds_bf16:0", "ds_bf16:1", "ds_bf16:2", "ds_fp16:1", "ds_fp16:2")
@@ -473,11 +509,9 @@ def main(argv=None) -> list[dict]:
 
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(prog="python -m mishran.memory", description=main.__doc__.splitlines()[0])
-    p.add_argument("--n-layer", type=int, default=12 if cuda else 2)
-    p.add_argument("--n-embd", type=int, default=384 if cuda else 64)
-    p.add_argument("--n-head", type=int, default=6 if cuda else 4)
-    p.add_argument("--block-size", type=int, default=256 if cuda else 64)
-    p.add_argument("--batch", type=int, default=32 if cuda else 8)
+    for name, gpu, cpu in [("n-layer", 12, 2), ("n-embd", 384, 64), ("n-head", 6, 4), ("block-size", 256, 64),
+                           ("batch", 32, 8)]:
+        p.add_argument(f"--{name}", type=int, default=gpu if cuda else cpu)
     p.add_argument("--runs", nargs="*", default=list(DEFAULT_RUNS), help="mode বা mode:zero_stage")
     p.add_argument("--json", default=None, help="ফল এই JSON ফাইলে লেখো")
     args = p.parse_args(argv)
@@ -497,12 +531,7 @@ def main(argv=None) -> list[dict]:
         print(led, flush=True)
         results.append(led.as_dict())
     meta = {"device": torch.cuda.get_device_name(0) if cuda else platform.processor() or "CPU",
-            "torch": torch.__version__, "config": vars(args)}
-    try:
-        import deepspeed
-        meta["deepspeed"] = deepspeed.__version__
-    except ImportError:
-        meta["deepspeed"] = None
+            "torch": torch.__version__, "deepspeed": package_version("deepspeed"), "config": vars(args)}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"meta": meta, "ledgers": results}, f, ensure_ascii=False, indent=1, default=str)

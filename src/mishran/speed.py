@@ -1,6 +1,7 @@
 """এক training step-এর সময় কোথায় যায় (torch.profiler), MFU, আর tensor core-বান্ধব মাপ (পাঠ ০৭)।
 
-মডেল, optimizer আর mode আসে mishran.bench থেকে, তাই এখানে মাপা step আর `python -m mishran.bench`-এর step একই।
+মডেল, optimizer আর mode আসে mishran.bench থেকে, আর step হলো mishran.train.amp_step (bench.repeat_step দিয়ে);
+তাই এখানে মাপা step, `python -m mishran.bench`-এর step আর train()-এর step একই।
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from torch.autograd import DeviceType
 
 from mishran import bench
 from mishran.hardware import default_device, device_report
-from mishran.train import autocast_for, make_scaler
+from mishran.precision import autocast, grad_scaler
 
 __all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "time_matmul", "vocab_sweep",
            "reference_figures", "main"]
@@ -84,16 +85,16 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     """
     spec = bench.mode_spec(mode)
     model, forward, optimizer, x, y = bench.build(mode, sizes, device)
-    scaler, ctx = make_scaler(device, spec.precision), autocast_for(device, spec.precision)
-    bench._plain_steps(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup, 1))   # warm-up (compile-ও)
-    bench._sync(device)
+    scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
+    bench.repeat_step(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup, 1))    # warm-up (compile-ও)
+    bench.sync(device)
     activities = [torch.profiler.ProfilerActivity.CPU]
     if device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
     with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
         start = time.perf_counter()
-        bench._plain_steps(forward, optimizer, scaler, ctx, x, y, steps)
-        bench._sync(device)
+        bench.repeat_step(forward, optimizer, scaler, ctx, x, y, steps)
+        bench.sync(device)
         wall = (time.perf_counter() - start) / steps
     by_category = dict.fromkeys(CATEGORIES, 0.0)
     calls = dict.fromkeys(CATEGORIES, 0)
@@ -111,7 +112,7 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
         by_name[(event.name, category)] = by_name.get((event.name, category), 0.0) + seconds
     ops = sorted(((n, s, c) for (n, c), s in by_name.items()), key=lambda t: -t[1])
     del model, forward, optimizer
-    bench._release(device)
+    bench.release(device)
     calls = {c: n / steps for c, n in calls.items()}
     return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops,
             "top": ops[:12], "wall_s": wall,
@@ -125,7 +126,7 @@ def op_events(fn, *args, device: str = "cpu") -> list:
         activities.append(torch.profiler.ProfilerActivity.CUDA)
     with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
         fn(*args)
-        bench._sync(device)
+        bench.sync(device)
     out = []
     for event in prof.events():
         us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
@@ -151,13 +152,13 @@ def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu
     b = torch.randn(k, n, device=device, dtype=dtype, generator=g)
     for _ in range(2):
         a @ b
-    bench._sync(device)
+    bench.sync(device)
     best = float("inf")
     for _ in range(3):                                  # তিনবার মেপে সবচেয়ে কম: অন্য কাজের ধাক্কা বাদ
         start = time.perf_counter()
         for _ in range(repeats):
             a @ b
-        bench._sync(device)
+        bench.sync(device)
         best = min(best, (time.perf_counter() - start) / repeats)
     return {"shape": (m, k, n), "seconds": best, "tflops": 2 * m * k * n / best / 1e12}
 
@@ -194,7 +195,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--out", default=None, help="JSON কোথায় লেখা হবে (না দিলে stdout)")
     args = parser.parse_args(argv)
     device = args.device or default_device()
-    modes = bench._modes(args.modes)
+    modes = bench.parse_modes(args.modes)
     sizes = bench.BenchSizes.for_device(device)
     report = device_report(device)
     out = {"device": {"name": report.name, "torch": report.torch_version, "cuda": report.cuda_version},

@@ -1,10 +1,13 @@
 """একটি পড়ার মতো training loop: FP32, FP16 + GradScaler, BF16; gradient accumulation; checkpoint (পাঠ ০৩, ০৪)।
 
 nanoGPT-এর train.py-র মতো একটাই loop, উপর থেকে নিচে পড়া যায়; কোনো trainer class বা callback নেই।
-তিন precision-এর জন্য আলাদা কোড নেই: autocast আর GradScaler দুটোই `enabled=` সুইচে চালু/বন্ধ হয়।
+একটি optimizer step-এর পুরোটা `amp_step`-এ (scale → backward, সীমানায় unscale_ → clip → step → update →
+zero_grad); train() প্রতি step-এ সেটাই ডাকে, আর mishran.bench ও mishran.memory-ও সেটাই মাপে।
+তিন precision-এর জন্য আলাদা কোড নেই: autocast আর GradScaler দুটোই `enabled=` সুইচে চালু/বন্ধ হয়
+(mishran.precision-এর autocast আর grad_scaler)।
 
     config = TrainConfig(precision="bf16", steps=200, accumulation_steps=4, clip_norm=1.0, log_every=50)
-    scaler = make_scaler("cuda", config.precision)          # fp16 ছাড়া বন্ধ (disabled) থাকে
+    scaler = grad_scaler("cuda", config.precision)          # fp16 ছাড়া বন্ধ (disabled) থাকে
     log = train(model, optimizer, get_batch, config, scaler=scaler)
     save_checkpoint("ckpt.pt", model, optimizer, scaler, step=log.end_step, generator=gen)
 """
@@ -22,21 +25,15 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .formats import PRECISIONS
+from .precision import autocast, check, device_type, grad_scaler
 from .util import as_bool, finite_float
 
-__all__ = ["PRECISIONS", "TrainConfig", "TrainLog", "StepBookkeeper", "autocast_for", "make_scaler", "train",
-           "save_checkpoint", "load_checkpoint", "rng_state", "set_rng_state"]
+__all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
+           "rng_state", "set_rng_state", "autocast_for", "make_scaler"]
 
-
-def _check_precision(precision: str) -> torch.dtype:
-    if isinstance(precision, str) and precision in PRECISIONS:
-        return PRECISIONS[precision]
-    hint = ""
-    if precision == "tf32":
-        hint = (" TF32 কোনো autocast dtype নয়, এটি FP32 matmul-এর একটি mode: precision='fp32' রেখে "
-                "torch.set_float32_matmul_precision('high') চালু করো।")
-    raise ValueError(f"অচেনা precision {precision!r} (unknown precision); বেছে নাও: 'fp32', 'fp16' বা 'bf16'।{hint}")
+# পুরোনো নাম, একই ফাংশন (আলাদা কোড নয়): নতুন কোডে mishran.precision.autocast আর grad_scaler লেখো
+autocast_for = autocast
+make_scaler = grad_scaler
 
 
 @dataclass
@@ -59,7 +56,7 @@ class TrainConfig:
     device: str | None = None
 
     def __post_init__(self):
-        _check_precision(self.precision)
+        check(self.precision)
         if _not_int(self.steps) or self.steps < 0:
             raise ValueError(f"steps হবে ০ বা তার বেশি পূর্ণসংখ্যা (steps < 0); পেয়েছি {self.steps!r}")
         if _not_int(self.accumulation_steps) or self.accumulation_steps < 1:
@@ -71,37 +68,11 @@ class TrainConfig:
             raise ValueError(f"log_every হবে ০ (log বন্ধ) বা ধনাত্মক পূর্ণসংখ্যা (log_every < 0); পেয়েছি {self.log_every!r}")
         self.progress = as_bool(self.progress, "progress")
         if self.device is not None:
-            _device_type(self.device)
+            device_type(self.device)
 
 
 def _not_int(value) -> bool:
     return isinstance(value, bool) or not isinstance(value, int)
-
-
-def _device_type(device) -> str:
-    """'cpu', 'cuda', 'cuda:0' বা torch.device → 'cpu'/'cuda'; অন্য কিছু হলে বাংলা + ইংরেজি বার্তায় ভুল।"""
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); পেয়েছি {device!r}")
-    try:
-        return torch.device(device).type
-    except RuntimeError:
-        raise ValueError(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
-
-
-def autocast_for(device, precision: str):
-    """এই device আর precision-এর autocast context (পাঠ ০৩)। fp32-এ এটি বন্ধ থাকে — একই কোড, সুইচ আলাদা।"""
-    dtype = _check_precision(precision)
-    device_type = _device_type(device)
-    return torch.amp.autocast(device_type, dtype=dtype, enabled=precision != "fp32")
-
-
-def make_scaler(device, precision: str, **kwargs) -> torch.amp.GradScaler:
-    """GradScaler, যা শুধু fp16-এ চালু থাকে (পাঠ ০৩)। BF16-এর পরিসর FP32-এর সমান, তাই scaling লাগে না।
-
-    kwargs (init_scale, growth_interval, ...) সোজা torch.amp.GradScaler-এ যায়।
-    """
-    _check_precision(precision)
-    return torch.amp.GradScaler(_device_type(device), enabled=precision == "fp16", **kwargs)
 
 
 @dataclass
@@ -186,10 +157,10 @@ def _check_amp(model, config: TrainConfig, scaler, device: torch.device) -> None
                          "বা model.float() করো।")
     if config.precision == "fp16" and not scaler.is_enabled():
         raise ValueError("fp16 requested but the GradScaler is disabled: FP16-এ ছোট gradient শূন্য হয়ে যায় "
-                         "(underflow), তাই loss scaling লাগে। make_scaler(device, 'fp16') দাও।")
+                         "(underflow), তাই loss scaling লাগে। grad_scaler(device, 'fp16') দাও (mishran.precision)।")
     if config.precision != "fp16" and scaler.is_enabled():
         raise ValueError(f"GradScaler চালু, কিন্তু precision={config.precision!r} (GradScaler is only for fp16); "
-                         f"make_scaler(device, {config.precision!r}) দাও — সেটি বন্ধ থাকে।")
+                         f"grad_scaler(device, {config.precision!r}) দাও — সেটি বন্ধ থাকে।")
     if (config.precision == "bf16" and device.type == "cuda"
             and torch.cuda.get_device_capability(device) < (8, 0)):
         warnings.warn("এই GPU-তে BF16 hardware নেই (sm_80-এর আগের GPU, যেমন T4); bf16 চলবে emulation-এ, ধীরে। "
@@ -260,6 +231,39 @@ class StepBookkeeper:
         return log
 
 
+def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=None, clip_norm=None, loss_fn=None,
+             sync=None):
+    """একটি optimizer step, AMP আর gradient accumulation সহ — nanoGPT-এর loop-এর ভেতরটা (পাঠ ০৩, ০৪)।
+
+    micro_batches: k-টি (x, y), মডেলের device-এ (k = 1: accumulation নেই) — list, বা generator (প্রতিটি
+    micro-batch আসে তার micro-step-এর ঠিক আগে; তখন accumulation_steps=k দাও)। ctx: precision.autocast(...)
+    (fp32-এ বন্ধ)। scaler: precision.grad_scaler(...) (fp16 ছাড়া বন্ধ: তখন scale() loss-কে যেমন আছে ফেরত দেয়,
+    unscale_() আর update() কিছুই করে না)। sync(i, k): i-তম micro-step-এর context (DDP: StepBookkeeper.sync)।
+    ফেরত (loss, grad_norm): micro-batch-গুলোর গড় loss আর clipping-এর আগের norm (clip_norm না দিলে None) —
+    দুটোই device-এ; host-এ আনা হয় না, তাই GPU থামে না।
+    """
+    k = accumulation_steps if accumulation_steps is not None else len(micro_batches)
+    losses = []
+    for i, (x, y) in enumerate(micro_batches):
+        with sync(i, k) if sync is not None else contextlib.nullcontext():   # DDP: allreduce শুধু শেষটিতে
+            with ctx:                                       # শুধু forward আর loss; backward বাইরে
+                loss = model(x, y)[1] if loss_fn is None else loss_fn(model(x), y)
+                loss = loss / k                             # বড় batch-এর গড়: প্রতিটি অংশ ÷ k
+            scaler.scale(loss).backward()                   # প্রতিটি micro-step-এ scale, নইলে FP16 underflow
+        losses.append(loss.detach().float())                # .item() নয়: GPU-কে থামাই না
+    if len(losses) != k:                                    # ভুল k-তে গড়ও ভুল, DDP-র allreduce-ও হতো না
+        raise ValueError(f"{k}-টি micro-batch-এর কথা, এল {len(losses)}টি (micro_batches != accumulation_steps)")
+    # ---- সীমানা: k-টি micro-step শেষ; optimizer-এর কাজ এখানে, একবারই ----
+    grad_norm = None
+    if clip_norm is not None:
+        scaler.unscale_(optimizer)                          # আগে আসল এককে ফেরাও, তারপর clip
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    scaler.step(optimizer)                                  # gradient-এ inf/NaN থাকলে (fp16) step বাদ
+    scaler.update()                                         # inf/NaN পেলে scale অর্ধেক, নইলে মাঝে মাঝে দ্বিগুণ
+    optimizer.zero_grad(set_to_none=True)                   # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
+    return sum(losses), grad_norm
+
+
 def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
           loss_fn=None) -> TrainLog:
     """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
@@ -267,41 +271,32 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     get_batch(): একটি (x, y) জোড়া দেয়। মডেল nanoGPT-এর মতো `model(x, y) -> (logits, loss)`;
     অথবা loss_fn দাও, তখন loss = loss_fn(model(x), y)। scaler না দিলে নতুন একটি বানানো হয় (log.scaler)।
     resume করতে: step = load_checkpoint(...); train(..., scaler=scaler, start_step=step)।
-    accumulation-এ প্রতিটি micro-batch-এর loss accumulation_steps দিয়ে ভাগ হয়: এটা ঠিক তখনই, যখন সব
+    প্রতিটি step একটি amp_step (সেখানে প্রতিটি micro-batch-এর loss ÷ accumulation_steps): এটা ঠিক তখনই, যখন সব
     micro-batch সমান মাপের আর loss প্রতি উদাহরণের গড়। অসমান মাপ বা token-সংখ্যার ওজন ঠিক করা পাঠ ০৪-এ।
-    মডেল DDP হলে শেষ micro-step ছাড়া বাকিগুলো no_sync()-এ চলে (StepBookkeeper দেখো)।
+    মডেল DDP হলে শেষ micro-step ছাড়া বাকিগুলো no_sync()-এ চলে (StepBookkeeper.sync)।
     """
     device = _check_device(model, config)
-    scaler = scaler if scaler is not None else make_scaler(device, config.precision)
+    scaler = scaler if scaler is not None else grad_scaler(device, config.precision)
     _check_amp(model, config, scaler, device)
-    ctx = autocast_for(device, config.precision)     # fp32-এ বন্ধ; fp16/bf16-এ matmul নিচু precision-এ
-    accum = config.accumulation_steps
+    ctx = autocast(device, config.precision)            # fp32-এ বন্ধ; fp16/bf16-এ matmul নিচু precision-এ
     book = StepBookkeeper(model, scaler, device, config.precision, start_step)
     bar = tqdm(range(start_step, start_step + config.steps), disable=not config.progress, desc=config.precision)
     model.train()
     for step in bar:
-        step_loss = torch.zeros((), device=device)          # device-এই জমে; .item() নেই, তাই sync নেই
-        for micro in range(accum):
-            x, y = get_batch()
-            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-            with book.sync(micro, accum):                   # DDP: allreduce শুধু শেষ micro-step-এ
-                with ctx:
-                    loss = model(x, y)[1] if loss_fn is None else loss_fn(model(x), y)
-                    loss = loss / accum                     # বড় batch-এর গড়: প্রতিটি অংশ ÷ accum
-                scaler.scale(loss).backward()               # প্রতিটি micro-step-এ scale, নইলে FP16 underflow
-            step_loss += loss.detach()
-        grad_norm = None
-        if config.clip_norm is not None:
-            scaler.unscale_(optimizer)                      # আগে আসল এককে ফেরাও, তারপর clip
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
-        scaler.step(optimizer)                              # gradient-এ inf/NaN থাকলে (fp16) step বাদ
-        scaler.update()                                     # inf/NaN পেলে scale অর্ধেক, নইলে মাঝে মাঝে দ্বিগুণ
-        optimizer.zero_grad(set_to_none=True)               # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
+        accum = config.accumulation_steps
+        micro_batches = (_to_device(get_batch(), device) for _ in range(accum))   # একটি একটি করে, লাগার ঠিক আগে
+        step_loss, grad_norm = amp_step(model, optimizer, scaler, ctx, micro_batches, accum, config.clip_norm,
+                                        loss_fn, sync=book.sync)
         book.end_step(step_loss, grad_norm)
         if config.log_every and step % config.log_every == 0:
             (bar.write if config.progress else print)(book.log_line(step))
     bar.close()
     return book.finish()
+
+
+def _to_device(batch, device: torch.device) -> tuple:
+    x, y = batch
+    return x.to(device, non_blocking=True), y.to(device, non_blocking=True)
 
 
 # ---------------------------------------------------------------- checkpoint (পাঠ ০৩)
@@ -361,7 +356,7 @@ def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generato
 def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, restore_rng: bool = True) -> int:
     """save_checkpoint()-এর ফাইল থেকে সব ফেরায়, আর কত step হয়ে গেছে তা ফেরত দেয় (পাঠ ০৩)।
 
-    নতুন process-এ মডেল, optimizer, make_scaler(...) আর generator বানিয়ে এখানে দাও, তারপর
+    নতুন process-এ মডেল, optimizer, grad_scaler(...) আর generator বানিয়ে এখানে দাও, তারপর
     train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে।
     """
     state = torch.load(path, map_location="cpu", weights_only=True)
@@ -371,7 +366,7 @@ def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, re
     enabled = scaler is not None and scaler.is_enabled()
     if state["scaler"] is not None and not enabled:
         raise ValueError("checkpoint-এ GradScaler-এর অবস্থা আছে (fp16), কিন্তু চালু scaler দেওয়া হয়নি; "
-                         "make_scaler(device, 'fp16') বানিয়ে load_checkpoint(..., scaler=scaler) দাও "
+                         "grad_scaler(device, 'fp16') বানিয়ে load_checkpoint(..., scaler=scaler) দাও "
                          "(missing GradScaler state)।")
     if state["scaler"] is None and enabled:
         raise ValueError("চালু GradScaler দেওয়া হয়েছে, কিন্তু checkpoint-এ তার অবস্থা নেই (no GradScaler state in "
