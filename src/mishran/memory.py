@@ -29,7 +29,7 @@ from .train import amp_step
 from .util import package_version
 
 __all__ = ["CATEGORIES", "MODES", "Ledger", "SavedTensorCounter", "activation_bytes", "measure_step", "storage_bytes",
-           "tensor_nbytes", "zero_estimates"]
+           "tensor_nbytes", "zero_estimates", "main"]
 
 # mode → (কার loop, precision-এর নাম); dtype, autocast আর GradScaler আসে mishran.precision থেকে
 MODES = {
@@ -272,7 +272,6 @@ def _walk_tensors(obj, out: list, seen: set, depth: int = 0, max_depth: int = 5)
 class _Run:
     """measure_step-এর একটি চালানো: কোন loop, কোন device, কার ওজন আর কোন optimizer-এর খাতা দেখা হবে।"""
 
-    mode: str
     zero_stage: int | None
     device: torch.device
     module: torch.nn.Module            # যার ওজন গোনা হয় (DeepSpeed-এ engine.module)
@@ -309,7 +308,7 @@ def _set_up(model, batch, mode: str, zero_stage: int, lr: float) -> _Run:
         # fused AdamW: এক kernel-এ সব ওজন, মাঝের বড় অস্থায়ী tensor ছাড়া (foreach Adam প্রায় 4Ψ বাইটের একটি বানায়)
         opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)
         scaler, ctx = grad_scaler(x.device, precision), autocast(x.device, precision)
-        return _Run(mode, None, x.device, model, opt, opt,
+        return _Run(None, x.device, model, opt, opt,
                     lambda: amp_step(model, opt, scaler, ctx, [(x, y)]))
     if zero_stage not in (0, 1, 2):
         raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
@@ -321,18 +320,25 @@ def _set_up(model, batch, mode: str, zero_stage: int, lr: float) -> _Run:
                            replace_current=False)
     basic = getattr(engine, "basic_optimizer", None) or engine.optimizer
     # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; engine_step ব্যাচও সেখানে নেয়
-    return _Run(mode, zero_stage, torch.device(engine.device), engine.module, engine.optimizer, basic,
+    return _Run(zero_stage, torch.device(engine.device), engine.module, engine.optimizer, basic,
                 lambda: ds.engine_step(engine, [(x, y)]), engine)
 
 
 @contextlib.contextmanager
 def _watching(run: _Run, cap: _Capture):
-    """step-এর ভেতরের দুই মুহূর্তে কী আছে তা cap-এ টুকে রাখে (পাঠ ০৬)।
+    """step-এর ভেতরে কী আছে তা cap-এ টুকে রাখার hook, শুধু with-block-এর সময়টুকু (পাঠ ০৬)।
 
-    ১) backward শেষ, optimizer-এর কাজ শুরুর আগে (run.optimizer.step-এর শুরুতে): মডেলের gradient আর DeepSpeed
-    optimizer-এর buffer — ZeRO-তে এর পরেই DeepSpeed ১৬-বিট gradient ছেড়ে FP32 কপি বানায়। ২) ভেতরের torch
+    মডেলের forward চলার সময়টুকু cap.counter চালু: backward বা optimizer যা রাখে (যেমন GradScaler-এর scale), তা
+    activation নয়। backward শেষে, optimizer-এর কাজ শুরুর আগে (run.optimizer.step-এর শুরুতে): মডেলের gradient আর
+    DeepSpeed optimizer-এর buffer — ZeRO-তে এর পরেই DeepSpeed ১৬-বিট gradient ছেড়ে FP32 কপি বানায়। ভেতরের torch
     optimizer-এর step-এর ঠিক আগে (register_step_pre_hook): FP32 মূল ওজনের gradient (ZeRO-তে নিজের ভাগটুকুর)।
     """
+    def forward_starts(*args):     # None ফেরত: hook কিছু ফেরত দিলে তা forward-এর ইনপুট বা ফল হয়ে যেত
+        cap.counter.__enter__()
+
+    def forward_ends(*args):
+        cap.counter.__exit__(None, None, None)
+
     def fp32_copies(optimizer, *args, **kwargs):
         cap.fp32_grads = [p.grad for g in optimizer.param_groups for p in g["params"] if p.grad is not None]
 
@@ -349,33 +355,16 @@ def _watching(run: _Run, cap: _Capture):
         return real_step(*args, **kwargs)
 
     real_step = run.optimizer.step
-    hook = run.basic.register_step_pre_hook(fp32_copies)
+    hooks = [run.module.register_forward_pre_hook(forward_starts),
+             run.module.register_forward_hook(forward_ends, always_call=True),
+             run.basic.register_step_pre_hook(fp32_copies)]
     run.optimizer.step = after_backward          # শুধু এই optimizer-টির (নিজের বানানো), শেষে সরানো হয়
     try:
         yield cap
     finally:
-        hook.remove()
+        for hook in hooks:
+            hook.remove()
         del run.optimizer.step
-
-
-@contextlib.contextmanager
-def _counting_forward(module):
-    """একটি SavedTensorCounter, যা চালু থাকে শুধু module-এর forward চলার সময়: পুরো step-এর ভেতরে backward বা
-    optimizer যা রাখে (যেমন GradScaler-এর scale), তা activation নয়।"""
-    counter = SavedTensorCounter(module)
-
-    def start(*args):                 # None ফেরত দিতে হয়: hook কিছু ফেরত দিলে তা forward-এর ইনপুট/ফল হয়ে যায়
-        counter.__enter__()
-
-    def stop(*args):
-        counter.__exit__(None, None, None)
-
-    handles = [module.register_forward_pre_hook(start), module.register_forward_hook(stop, always_call=True)]
-    try:
-        yield counter
-    finally:
-        for handle in handles:
-            handle.remove()
 
 
 def _timed_steps(run: _Run, cap: _Capture, warmup: int, steps: int) -> None:
@@ -389,11 +378,10 @@ def _timed_steps(run: _Run, cap: _Capture, warmup: int, steps: int) -> None:
                 sync(run.device)
                 torch.cuda.reset_peak_memory_stats(run.device)
                 cap.at_start = torch.cuda.memory_allocated(run.device)   # ধাপের শুরুতে যা আছে (model state + বাকি)
-            cap.armed = last
+            cap.armed, cap.counter = last, SavedTensorCounter(run.module)   # প্রতি step-এ নতুন গোনা
             sync(run.device)
             t0 = time.perf_counter()
-            with _counting_forward(run.module) as cap.counter:            # forward backward-এর জন্য যা রাখল
-                run.step()
+            run.step()
             sync(run.device)
             if i >= warmup:
                 cap.times.append(time.perf_counter() - t0)
