@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import torch
 
-from .precision import PRECISIONS  # noqa: F401  (মালিক mishran.precision; mishran.train এখনো এখান থেকে নেয়)
 from .util import as_bool
 
 __all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "decode", "decode_bits", "encode",
