@@ -84,6 +84,7 @@ KINDS = {
                  "a non-empty list or tuple", TypeError),
     "items": (lambda v: isinstance(v, (list, tuple)), "একটি list বা tuple (খালিও চলে)", "a list or tuple",
               TypeError),
+    "dict": (lambda v: isinstance(v, dict), "একটি dict (খালিও চলে)", "a dict", TypeError),
     "mapping": (lambda v: isinstance(v, dict) and len(v) > 0, "একটি অখালি dict", "a non-empty dict", TypeError),
     "tensor": (_tensor, "সংখ্যার একটি অখালি tensor", "a non-empty numeric tensor", TypeError),
     "trainlog": (_train_log, "train()-এর ফল, একটি TrainLog (steps, scales, skipped সহ)",

@@ -17,7 +17,7 @@ __all__ = ["LEDGER_COLORS", "STEP_COLORS", "STEP_LABELS",
 
 # ---------------------------------------------------------------- পাঠ ০৩–০৫: প্রশিক্ষণ, গতি, ZeRO
 
-@checked(losses="mapping", device="text", styles="mapping?")
+@checked(losses="mapping", device="text", styles="dict?")
 def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
     """পাঠ ০৩: একই মডেলের FP32/FP16/BF16 loss (বাঁয়ে) আর FP32-এর থেকে পার্থক্য (ডানে); Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -89,7 +89,7 @@ def bench_figure(result: dict):
     return fig
 
 
-@checked(sizes="numbers", saved_bytes="numbers", fixed_bytes="number", device="text", peak_bytes="numbers?")
+@checked(sizes="numbers", saved_bytes="numbers", fixed_bytes="number", device="text", peak_bytes="items?")
 def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_bytes=None):
     """পাঠ ০৪: ছোট ব্যাচের মাপ বনাম activation-এর বাইট (আর GPU-তে CUDA peak), পাশে স্থির ভাগ; Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt

@@ -177,7 +177,7 @@ def bit_fields_figure(names=("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4
     return fig
 
 
-@checked(x="tensor", colors="mapping?")
+@checked(x="tensor", colors="dict?")
 def rounding_error_figure(x, colors=None):
     """পাঠ ০১: x-এর প্রতিটি সংখ্যা FP16 আর BF16-এ round করার আপেক্ষিক ত্রুটি (লগ-লগ), দুই ফরম্যাটের তল আর
     max-এর দাগ, আর eps/2-এর অনুভূমিক রেখা। x: float64 tensor। Figure ফেরত দেয়।"""
@@ -320,7 +320,7 @@ def scale_log2(scale: float) -> float:
     return math.log2(value) if math.isfinite(value) else INF_LOG2
 
 
-@checked(rows="sequence", ax="axes?", label="text?", color="color", events="bool", ls="text", lw="width")
+@checked(rows="items", ax="axes?", label="text?", color="color", events="bool", ls="text", lw="width")
 def draw_timeline(rows: list[dict], ax=None, label: str | None = None, color: str = "#1f77b4",
                   events: bool = True, ls: str = "-", lw: float = 2):
     """scale-এর সময়রেখা আঁকে (log₂ অক্ষে), overflow/বাড়া/hysteresis চিহ্নসহ; ax ফেরত দেয় (পাঠ ০২)।
@@ -360,7 +360,7 @@ def draw_timeline(rows: list[dict], ax=None, label: str | None = None, color: st
     return ax
 
 
-@checked(rows="sequence", title="text", overflow_above_log2="log2?")
+@checked(rows="items", title="text", overflow_above_log2="log2?")
 def timeline_figure(rows: list[dict], title: str, overflow_above_log2: int | None = None):
     """পাঠ ০২-এর simulator-এর চিত্র: সময়রেখা, overflow-সীমার দাগ, আর legend চিত্রের বাইরে ডানে
     (scale নামলেও রেখা ঢাকে না); Figure ফেরত দেয়।"""
