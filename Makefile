@@ -13,7 +13,7 @@ LINT := tools/course_lint.py
 # --allow-root: added separately, so it stays whatever LAB_ARGS says.
 LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
-# What was asked for torch; a change re-runs the torch step (and says so).
+# What was asked for torch, as said in messages (the stamp keeps TORCH_SPEC and TORCH_PIP_ARGS on a line each).
 TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
 
 .PHONY: lab test unit notebooks lint clean-notebooks colab help student lint-code python-check site browser-test FORCE
@@ -30,11 +30,19 @@ python-check:  ## Python 3.10 বা নতুন কি না দেখে (�
 
 # The torch step is atomic: the stamp is written only after torch imports, so a failed or interrupted install
 # (a wrong TORCH_SPEC, a dropped connection) is retried next time instead of leaving a half-made .venv behind.
+# What was asked for torch is remembered; a changed request re-runs the torch step and says so. Unless only
+# TORCH_SPEC changed and the installed torch already meets it (CI's torch==2.13.0, then a plain `make lab` with
+# torch>=2.11): then the request is rewritten with the torch step's own time, so nothing after it re-installs.
 $(VENV)/.torch-request: FORCE
 	@mkdir -p $(VENV)
-	@if [ -f $@ ] && [ "$$(cat $@)" != "$(TORCH_REQUEST)" ]; then \
-	echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(cat $@)', এখন '$(TORCH_REQUEST)'"; fi
-	@[ -f $@ ] && [ "$$(cat $@)" = "$(TORCH_REQUEST)" ] || echo "$(TORCH_REQUEST)" > $@
+	@new="$$(printf '%s\n%s' "$(TORCH_SPEC)" "$(TORCH_PIP_ARGS)")"; \
+	if [ -f $@ ] && [ "$$(cat $@)" != "$$new" ]; then \
+	  echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(echo $$(cat $@))', এখন '$(TORCH_REQUEST)'"; \
+	  if [ -f $(VENV)/.stamp-torch ] && [ "$$(sed -n 2p $@)" = "$(TORCH_PIP_ARGS)" ] && \
+	     have="$$($(PY) tools/torch_check.py --satisfies "$(TORCH_SPEC)" 2>/dev/null)" && [ -n "$$have" ]; then \
+	    echo "$$new" > $@; touch -r $(VENV)/.stamp-torch $@; echo "$$have"; exit 0; fi; \
+	fi; \
+	[ -f $@ ] && [ "$$(cat $@)" = "$$new" ] || echo "$$new" > $@
 
 $(VENV)/.stamp-torch: $(VENV)/.torch-request | python-check
 	@rm -f $@
