@@ -46,3 +46,17 @@ def test_micro_and_k_under_a_budget():
     assert not l04.check_micro_and_k({"micro": 16, "k": 2}, 40, 10, 3, target=64, world=2)   # does not fit
     assert not l04.check_micro_and_k({"micro": 8, "k": 2}, 40, 10, 3, target=64, world=2)    # wrong batch
     assert not l04.check_micro_and_k({"micro": ..., "k": ...}, 40, 10, 3, target=64, world=2)
+
+
+def test_each_rank_taking_its_own_mean_weighs_a_rank_not_a_token(capsys):
+    # by hand: 12 and 60 tokens, right weight 1/72; rank 0's own mean gives 1/12, DDP halves it: 1/24 = 3/72;
+    # rank 1: 1/120 = 0.6/72
+    assert l04.RANK_TOKENS == (12, 60)
+    assert l04.check_rank_mean_weights({"rank0": 3, "rank1": 0.6})
+    assert l04.check_rank_mean_weights({"rank0": "3", "rank1": 3 / 5})
+    capsys.readouterr()
+    for wrong in ({"rank0": 1, "rank1": 1}, {"rank0": 6, "rank1": 1.2}, {"rank0": 0.6, "rank1": 3},
+                  {"rank0": 0.5, "rank1": 0.5}, {"rank0": 3}, 3):   # equal, no DDP average, swapped, ×W missing
+        assert not l04.check_rank_mean_weights(wrong), wrong
+    assert "0.6" not in capsys.readouterr().out
+    assert l04.check_rank_mean_weights({"rank0": 1, "rank1": 1}, tokens=(30, 30))   # equal ranks: no bias

@@ -1,10 +1,30 @@
 """পাঠ ০৪ (gradient জমানো, gradient accumulation) অনুশীলনীর যাচাই।"""
 from __future__ import annotations
 
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+import math
 
-__all__ = ["BUGGY_ACCUMULATION_LOOP", "check_accumulation_bug", "check_allreduce_count", "check_effective_batch",
-           "check_micro_and_k", "check_microbatch_weight"]
+import torch
+
+from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
+
+__all__ = ["BUGGY_ACCUMULATION_LOOP", "RANK_TOKENS", "check_accumulation_bug", "check_allreduce_count",
+           "check_effective_batch", "check_micro_and_k", "check_microbatch_weight", "check_rank_mean_weights"]
+
+
+def _dict_answer(answer, keys: tuple) -> tuple[dict | None, Verdict | None]:
+    """{key: সংখ্যা} আকারের উত্তর: (সংখ্যার dict, None), বা (None, ফাঁকা/ভুলের Verdict)।"""
+    if is_blank(answer):
+        return None, blank_verdict()
+    if not isinstance(answer, dict) or set(answer) != set(keys):
+        shape = ", ".join(f"{k!r}: ..." for k in keys)
+        return None, say(False, f"{{{shape}}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return None, blank_verdict()
+    values = {k: as_number(answer[k]) for k in keys}
+    bad = [k for k, v in values.items() if v is None or not math.isfinite(v)]
+    if bad:
+        return None, say(False, f"{bad[0]!r}-এর উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer[bad[0]]!r}।")
+    return values, None
 
 def check_microbatch_weight(n_i: int, total: int, answer) -> Verdict:
     """অনুশীলনী ০৪.১: N-টি উদাহরণের ব্যাচে n_i মাপের micro-batch-এর গড় loss-কে কত দিয়ে গুণ করতে হয়।"""
@@ -105,3 +125,43 @@ def check_micro_and_k(answer, budget: float, fixed: float, per_example: float, t
         return say(False, "ধরে, কিন্তু আরও বড় micro-batch-ও ধরে — বড় micro-batch মানে কম ছোট ধাপ, তাই দ্রুত। "
                            "micro-কে প্রতি process-এর ভাগ (target ÷ world)-এর একটি ভাজক হতে হবে।")
     return say(True, "বাজেটে ধরে এমন সবচেয়ে বড় micro-batch, আর k দিয়ে কার্যকর ব্যাচ অটুট।")
+
+
+# ---------------------------------------------------------------- ০৪.৫: process-গুলোর নিজের গড়
+
+RANK_TOKENS = (12, 60)
+"""অনুশীলনী ০৪.৫: দুটি process-এর আসল token-এর সংখ্যা (padding বাদে) — process ০-এ ছোট বাক্য, ১-এ লম্বা।"""
+
+
+def _rank_mean_weights(tokens) -> torch.Tensor:
+    """প্রতিটি process নিজের token-গুলোর গড় loss নেয়, DDP gradient গড় করে: প্রতিটি token-এর ভার, autograd চালিয়ে
+    মাপা (token t-এর loss একটি আলাদা ওজন θ_t; প্রতিটি process-এর মডেলের কপি একই θ দেখে)।"""
+    grads = []
+    for rank, part in enumerate(tokens):
+        theta = torch.zeros(sum(tokens), dtype=torch.float64, requires_grad=True)
+        start = sum(tokens[:rank])
+        theta[start:start + part].mean().backward()         # F.cross_entropy-র ডিফল্ট: নিজের token-এর গড়
+        grads.append(theta.grad)
+    return torch.stack(grads).mean(dim=0)                    # DDP-র allreduce: সব process-এর gradient-এর গড়
+
+
+def check_rank_mean_weights(answer, tokens=RANK_TOKENS) -> Verdict:
+    """অনুশীলনী ০৪.৫: প্রতিটি process নিজের গড় নিলে process ০ আর ১-এর একটি token-এর ভার, ঠিক ভারের (1/মোট token)
+    কত গুণ; উত্তর {"rank0": ..., "rank1": ...}।"""
+    values, early = _dict_answer(answer, ("rank0", "rank1"))
+    if early is not None:
+        return early
+    weights = _rank_mean_weights(tuple(tokens)) * sum(tokens)        # ঠিক ভার 1/T-এর গুণ হিসেবে
+    starts = (0, tokens[0])
+    truth = {f"rank{r}": weights[starts[r]].item() for r in range(2)}
+    wrong = [key for key in truth if not math.isclose(values[key], truth[key], rel_tol=1e-3)]
+    if not wrong:
+        return say(True, "ছোট বাক্যের process-এর প্রতিটি token অনেক ভারী, লম্বা বাক্যেরটির হালকা: DDP প্রতিটি process-কে "
+                          "সমান ভার দেয়, token-কে নয় — অংশ ৪.২-এর micro-batch-এর গড় / k-এর ভুলটাই, এবার process-এর "
+                          "মধ্যে। সারাতে যোগফল ÷ সব process-এর মোট token, সঙ্গে × world size।")
+    if all(math.isclose(values[k], 1.0) for k in wrong):
+        return say(False, "১ হতো, যদি প্রতিটি token-এর ভার সমান হতো। কিন্তু এখানে কেউ token গোনেনি: প্রতিটি process নিজের "
+                          "গড় নেয়। সেই গড়ে নিজের একটি token-এর ভার কত, আর DDP-র গড়ের পরে তার কত থাকে?")
+    return say(False, f"মেলেনি: {', '.join(wrong)}। ধাপে ধাপে লেখো: একটি process-এর নিজের গড়ে তার একটি token-এর ভার "
+                      "কত (তার token-এর সংখ্যা দিয়ে)? DDP দুই process-এর gradient যোগ করে কত দিয়ে ভাগ করে? শেষে ঠিক "
+                      "ভার (1 ÷ দুই process মিলিয়ে মোট token) দিয়ে ভাগ করো।")
