@@ -126,10 +126,10 @@ ANSWER_CHECKS = [
     ("lesson04.check_no_sync_placement", lesson04.check_no_sync_placement),
     ("lesson04.check_accumulation_bug", lesson04.check_accumulation_bug),
     ("lesson04.check_rank_mean_weights", lesson04.check_rank_mean_weights),
-    ("lesson05.check_ds_accumulation_steps", lambda a: lesson05.check_ds_accumulation_steps(256, 8, 4, a)),
+    ("lesson05.check_config_on_fewer_gpus", lesson05.check_config_on_fewer_gpus),
     ("lesson05.check_initial_skipped_steps", lambda a: lesson05.check_initial_skipped_steps(3.0, a)),
-    ("lesson05.check_zero_gb_per_gpu", lambda a: lesson05.check_zero_gb_per_gpu(7.5e9, 2, 64, a)),
-    ("lesson05.check_deepspeed_loop", lesson05.check_deepspeed_loop),
+    ("lesson05.check_smallest_zero_stage", lambda a: lesson05.check_smallest_zero_stage(13e9, 8, 60, a)),
+    ("lesson05.check_boundary_only_loop", lesson05.check_boundary_only_loop),
 ]
 
 

@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 from contextlib import nullcontext
 
@@ -95,6 +96,7 @@ for step in range(steps):
 """অনুশীলনী ০৪.২: দুটি লুপ, no_sync() দুই জায়গায় — A-তে শুধু backward তার ভেতরে, B-তে শুধু forward।"""
 
 
+@functools.lru_cache(maxsize=8)      # একই প্রশ্নে আবার চেষ্টা করলে DDP আবার চালাতে হয় না
 def _count_allreduces(loop: str, steps: int, accum: int) -> int:
     """লুপটা এক process-এর একটি আসল DDP-তে (gloo) চালিয়ে comm hook দিয়ে allreduce গোনে।"""
     import torch.distributed as dist
