@@ -74,3 +74,14 @@ def test_the_buggy_matmul_fails_and_a_fixed_one_passes():
     assert ex.check_fp8_matmul_fix(fixed) and ex.check_fp8_matmul_fix(with_torch_casts)
     assert not ex.check_fp8_matmul_fix(lambda a, b: a @ b)           # no FP8 at all: too exact
     assert not ex.check_fp8_matmul_fix(lambda a, b: 1 / 0)
+
+
+def test_exercise_3_prompt_does_not_name_the_binade():
+    """The prompt of 07.3 once asked for the spacing 'between 8192 and 16384' — the binade of the answer."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "07_speed_and_fp8.ipynb").read_text("utf-8"))
+    prompt = next("".join(c["source"]) for c in nb["cells"]
+                  if c["cell_type"] == "markdown" and "`FP8_EXAMPLE`" in "".join(c["source"]))
+    assert "8192" not in prompt and "16384" not in prompt
