@@ -120,7 +120,7 @@ def test_reinitializing_frees_the_old_engines_optimizer_and_weights(data, stage)
 
 
 def test_stepping_only_at_the_boundary_never_reaches_it(data):
-    """exercises.lesson05.DEEPSPEED_LOOPS['B']: engine.step() counts the micro-steps, so call it every time."""
+    """exercises.lesson05.BOUNDARY_ONLY_LOOP: engine.step() counts the micro-steps, so call it every time."""
     cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32", device="cpu")
     engine = ds.initialize(_gpt(data), cfg)
     for x, y in [data.get_batch("train", 4, 32, device=engine.device, generator=torch.Generator().manual_seed(i))
