@@ -1,4 +1,4 @@
-"""The Colab setup cell, run in a simulated Colab kernel (issue 13).
+"""The Colab setup cell, run in a simulated Colab kernel.
 
 The simulated runtime: a small virtual environment whose own site-packages holds matplotlib 3.10 (as Colab's
 image does) and which sees this checkout's .venv (torch, DeepSpeed, ipykernel, ...) only *behind* it, through a
