@@ -408,6 +408,22 @@ def test_accumulation_error_wants_one_optimizer_step_of_micro_batches(data):
         ds_numerics.accumulation_error(engine, [data.get_batch("train", 4, 32)] * 3)
 
 
+def test_accumulation_errors_measures_several_k_on_one_engine(data):
+    """k set with DeepSpeed's engine.set_train_batch_size, largest first: one optimizer step each, each boundary
+    where the engine's micro-step count says it is."""
+    from mishran import ds_numerics
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=16, precision="bf16", device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)
+    g = torch.Generator().manual_seed(0)
+    batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(16)]
+    got = ds_numerics.accumulation_errors(engine, batches, (4, 16))
+    assert list(got) == [16, 4] and [r["k"] for r in got.values()] == [16, 4]
+    assert engine.global_steps == 2 and engine.micro_steps == 20 and engine.gradient_accumulation_steps() == 4
+    assert all(r["error"] < 1e-6 for r in got.values())
+    with pytest.raises(ValueError, match="each k must divide the larger ones"):
+        ds_numerics.accumulation_errors(engine, batches, (3,))                # 20 micro-steps: 3 is off the boundary
+
+
 def test_initialize_keeps_the_bf16_optimizers_memory_report_off(data, capfd):
     """BF16_Optimizer calls see_memory_usage(force=True) seven times: gc.collect, printed lines, and a reset of
     the GPU's peak-memory counter. ds.initialize switches it off while the engine is built, then restores it."""

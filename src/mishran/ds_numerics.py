@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["accumulation_error", "OneBlockLM", "fp64_reference", "compare_with_reference"]
+__all__ = ["accumulation_error", "accumulation_errors", "OneBlockLM", "fp64_reference", "compare_with_reference"]
 
 
 def _relative_error(got, reference) -> float:
@@ -72,6 +72,25 @@ def accumulation_error(engine, micro_batches) -> dict:
     engine.step()
     return {"k": k, "error": error, "accumulate_dtype": engine.get_data_types()[1],
             "communication_dtype": engine.communication_data_type, "optimizer": type(engine.optimizer).__name__}
+
+
+def accumulation_errors(engine, micro_batches, ks) -> dict:
+    """একই engine-এ কয়েকটি k, বড় থেকে ছোট: প্রতিটিতে একটি optimizer step, প্রথম k-টি micro-batch দিয়ে (পাঠ ০৫)।
+
+    k বসানো হয় DeepSpeed-এর নিজের engine.set_train_batch_size দিয়ে (micro-batch-এর মাপ একই থাকে), তাই প্রতিটি k-র
+    জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
+    (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
+    """
+    micro_batches = list(micro_batches)
+    out = {}
+    for k in sorted(set(ks), reverse=True):
+        if len(micro_batches) < k or engine.micro_steps % k:
+            raise ValueError(f"k = {k}: micro-batch {len(micro_batches)}টি, engine-এর micro-step {engine.micro_steps}; "
+                             "k-গুলো বড় থেকে ছোট, প্রতিটি আগেরটির ভাজক হতে হবে (each k must divide the larger ones, "
+                             "and there must be at least k micro-batches)।")
+        engine.set_train_batch_size(engine.train_micro_batch_size_per_gpu() * k * engine.dp_world_size)
+        out[k] = accumulation_error(engine, micro_batches[:k])
+    return out
 
 
 class OneBlockLM(nn.Module):
