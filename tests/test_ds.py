@@ -472,6 +472,10 @@ def test_a_16_bit_engine_runs_layernorm_softmax_and_loss_in_16_bit_unless_the_mo
                                    "loss": torch.float32}
     assert got[False]["loss_error"] > 10 * got[True]["loss_error"]
     assert 0 < got[True]["grad_error"] < 0.05 and 0 < got[False]["grad_error"] < 0.05
+    plain = ds_numerics.OneBlockLM(data.vocab_size, n_embd=32)                 # FP32, loss only (as for FP16)
+    loss_only = ds_numerics.compare_with_reference(plain, plain, batches, reference, gradients=False)
+    assert loss_only["grad_error"] is None and all(p.grad is None for p in plain.parameters())
+    assert loss_only["dtypes"]["loss"] == torch.float32 and loss_only["loss_error"] < 1e-5
 
 
 # ---------------------------------------------------------------- GPU only

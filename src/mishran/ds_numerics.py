@@ -150,22 +150,25 @@ def fp64_reference(model: nn.Module, batches) -> dict:
 
 
 def compare_with_reference(forward, module: nn.Module, batches, reference: dict, backward=None,
-                           context=contextlib.nullcontext) -> dict:
+                           context=contextlib.nullcontext, gradients: bool = True) -> dict:
     """একটি পথ (engine, autocast-এর ভেতরে মডেল, ...) FP64-এর তুলনায় কতটা সরে, আর কোন op কোন dtype-এ চলল (পাঠ ০৫)।
 
     forward(x, y) → (logits, loss): যে পথটা মাপতে চাও; module: যার .dtypes আর ওজনের .grad পড়া হবে;
     backward: প্রথম ব্যাচের loss-এর backward (ডিফল্ট loss.backward(); engine-এ engine.backward); context: প্রতিটি
-    forward ঘিরে (যেমন lambda: torch.autocast("cpu", dtype=torch.bfloat16))।
-    ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖)}।
+    forward ঘিরে (যেমন lambda: torch.autocast("cpu", dtype=torch.bfloat16)); gradients=False: backward নেই
+    (যেমন FP16 engine, যার .grad loss scale দিয়ে গুণ করা)।
+    ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
+    gradients=False হলে None)}।
     """
-    errors = []
+    errors, grad_error = [], None
     for i, (x, y) in enumerate(batches):
-        with torch.set_grad_enabled(i == 0), context():
+        first = i == 0
+        with torch.set_grad_enabled(first and gradients), context():
             _, loss = forward(x, y)
-        if i == 0:
-            (backward or (lambda value: value.backward()))(loss)
+        if first:
             dtypes = dict(module.dtypes)
-            grads = [p.grad for p in module.parameters()]
+        if first and gradients:
+            (backward or (lambda value: value.backward()))(loss)
+            grad_error = _relative_error([p.grad for p in module.parameters()], reference["grads"])
         errors.append(abs(loss.item() - reference["losses"][i]))
-    return {"dtypes": dtypes, "loss_error": sum(errors) / len(errors),
-            "grad_error": _relative_error(grads, reference["grads"])}
+    return {"dtypes": dtypes, "loss_error": sum(errors) / len(errors), "grad_error": grad_error}
