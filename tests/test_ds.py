@@ -408,6 +408,22 @@ def test_accumulation_error_wants_one_optimizer_step_of_micro_batches(data):
         ds_numerics.accumulation_error(engine, [data.get_batch("train", 4, 32)] * 3)
 
 
+def test_accumulation_errors_measures_several_k_on_one_engine(data):
+    """k set with DeepSpeed's engine.set_train_batch_size, largest first: one optimizer step each, each boundary
+    where the engine's micro-step count says it is."""
+    from mishran import ds_numerics
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=16, precision="bf16", device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)
+    g = torch.Generator().manual_seed(0)
+    batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(16)]
+    got = ds_numerics.accumulation_errors(engine, batches, (4, 16))
+    assert list(got) == [16, 4] and [r["k"] for r in got.values()] == [16, 4]
+    assert engine.global_steps == 2 and engine.micro_steps == 20 and engine.gradient_accumulation_steps() == 4
+    assert all(r["error"] < 1e-6 for r in got.values())
+    with pytest.raises(ValueError, match="each k must divide the larger ones"):
+        ds_numerics.accumulation_errors(engine, batches, (3,))                # 20 micro-steps: 3 is off the boundary
+
+
 def test_initialize_keeps_the_bf16_optimizers_memory_report_off(data, capfd):
     """BF16_Optimizer calls see_memory_usage(force=True) seven times: gc.collect, printed lines, and a reset of
     the GPU's peak-memory counter. ds.initialize switches it off while the engine is built, then restores it."""
@@ -456,6 +472,10 @@ def test_a_16_bit_engine_runs_layernorm_softmax_and_loss_in_16_bit_unless_the_mo
                                    "loss": torch.float32}
     assert got[False]["loss_error"] > 10 * got[True]["loss_error"]
     assert 0 < got[True]["grad_error"] < 0.05 and 0 < got[False]["grad_error"] < 0.05
+    plain = ds_numerics.OneBlockLM(data.vocab_size, n_embd=32)                 # FP32, loss only (as for FP16)
+    loss_only = ds_numerics.compare_with_reference(plain, plain, batches, reference, gradients=False)
+    assert loss_only["grad_error"] is None and all(p.grad is None for p in plain.parameters())
+    assert loss_only["dtypes"]["loss"] == torch.float32 and loss_only["loss_error"] < 1e-5
 
 
 # ---------------------------------------------------------------- GPU only

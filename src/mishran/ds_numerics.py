@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["accumulation_error", "OneBlockLM", "fp64_reference", "compare_with_reference"]
+__all__ = ["accumulation_error", "accumulation_errors", "OneBlockLM", "fp64_reference", "compare_with_reference"]
 
 
 def _relative_error(got, reference) -> float:
@@ -72,6 +72,25 @@ def accumulation_error(engine, micro_batches) -> dict:
     engine.step()
     return {"k": k, "error": error, "accumulate_dtype": engine.get_data_types()[1],
             "communication_dtype": engine.communication_data_type, "optimizer": type(engine.optimizer).__name__}
+
+
+def accumulation_errors(engine, micro_batches, ks) -> dict:
+    """একই engine-এ কয়েকটি k, বড় থেকে ছোট: প্রতিটিতে একটি optimizer step, প্রথম k-টি micro-batch দিয়ে (পাঠ ০৫)।
+
+    k বসানো হয় DeepSpeed-এর নিজের engine.set_train_batch_size দিয়ে (micro-batch-এর মাপ একই থাকে), তাই প্রতিটি k-র
+    জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
+    (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
+    """
+    micro_batches = list(micro_batches)
+    out = {}
+    for k in sorted(set(ks), reverse=True):
+        if len(micro_batches) < k or engine.micro_steps % k:
+            raise ValueError(f"k = {k}: micro-batch {len(micro_batches)}টি, engine-এর micro-step {engine.micro_steps}; "
+                             "k-গুলো বড় থেকে ছোট, প্রতিটি আগেরটির ভাজক হতে হবে (each k must divide the larger ones, "
+                             "and there must be at least k micro-batches)।")
+        engine.set_train_batch_size(engine.train_micro_batch_size_per_gpu() * k * engine.dp_world_size)
+        out[k] = accumulation_error(engine, micro_batches[:k])
+    return out
 
 
 class OneBlockLM(nn.Module):
@@ -131,22 +150,25 @@ def fp64_reference(model: nn.Module, batches) -> dict:
 
 
 def compare_with_reference(forward, module: nn.Module, batches, reference: dict, backward=None,
-                           context=contextlib.nullcontext) -> dict:
+                           context=contextlib.nullcontext, gradients: bool = True) -> dict:
     """একটি পথ (engine, autocast-এর ভেতরে মডেল, ...) FP64-এর তুলনায় কতটা সরে, আর কোন op কোন dtype-এ চলল (পাঠ ০৫)।
 
     forward(x, y) → (logits, loss): যে পথটা মাপতে চাও; module: যার .dtypes আর ওজনের .grad পড়া হবে;
     backward: প্রথম ব্যাচের loss-এর backward (ডিফল্ট loss.backward(); engine-এ engine.backward); context: প্রতিটি
-    forward ঘিরে (যেমন lambda: torch.autocast("cpu", dtype=torch.bfloat16))।
-    ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖)}।
+    forward ঘিরে (যেমন lambda: torch.autocast("cpu", dtype=torch.bfloat16)); gradients=False: backward নেই
+    (যেমন FP16 engine, যার .grad loss scale দিয়ে গুণ করা)।
+    ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
+    gradients=False হলে None)}।
     """
-    errors = []
+    errors, grad_error = [], None
     for i, (x, y) in enumerate(batches):
-        with torch.set_grad_enabled(i == 0), context():
+        first = i == 0
+        with torch.set_grad_enabled(first and gradients), context():
             _, loss = forward(x, y)
-        if i == 0:
-            (backward or (lambda value: value.backward()))(loss)
+        if first:
             dtypes = dict(module.dtypes)
-            grads = [p.grad for p in module.parameters()]
+        if first and gradients:
+            (backward or (lambda value: value.backward()))(loss)
+            grad_error = _relative_error([p.grad for p in module.parameters()], reference["grads"])
         errors.append(abs(loss.item() - reference["losses"][i]))
-    return {"dtypes": dtypes, "loss_error": sum(errors) / len(errors),
-            "grad_error": _relative_error(grads, reference["grads"])}
+    return {"dtypes": dtypes, "loss_error": sum(errors) / len(errors), "grad_error": grad_error}
