@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from mishran import (  # noqa: E402
+    bench,
     data,
     ddp_demo,
     ds_config,
@@ -424,6 +425,8 @@ OWN_CALLS = [
                                                                                  {"step": 10, "bpc": 3.0}]}, 3.5, "t")),
     ("figure_inputs.checked", lambda kind: figure_inputs.checked(x=kind)(lambda x: x)(1), ("number",)),
     ("figures.capstone_scale_figure", figures.capstone_scale_figure, ([65536.0, 32768.0, 32768.0], [1], 0, "t")),
+    # other owners' learner-facing helpers
+    ("bench.ReferenceTransformer", bench.ReferenceTransformer, (2, 8, 8)),
 ]
 
 
@@ -506,9 +509,11 @@ def test_the_fuzz_catches_a_hang(monkeypatch):
     lambda: data.CharDataset("অআ", math.inf), lambda: data.CharDataset("অআ", math.nan),
     lambda: widgets.simulate_timeline(p_overflow="abc"), lambda: widgets.simulate_timeline(steps=2 ** 2000),
     lambda: hardware.recommended_amp_dtype(device=torch.tensor([1.0, 2.0])),
-    lambda: models.TinyGPT(CONFIG).generate(IDX, 2 ** 2000)], ids=[
+    lambda: models.TinyGPT(CONFIG).generate(IDX, 2 ** 2000),
+    lambda: bench.ReferenceTransformer(layers=2 ** 2000, d_model=8, vocab=8)], ids=[
     "CharTokenizer(5)", "CharDataset(5)", "val_fraction=None", "val_fraction=inf", "val_fraction=nan",
-    "p_overflow='abc'", "steps=2**2000", "device=tensor", "max_new_tokens=2**2000"])
+    "p_overflow='abc'", "steps=2**2000", "device=tensor", "max_new_tokens=2**2000",
+    "layers=2**2000"])
 def test_the_review_examples(call):
     """The raw errors and the hang a review found: each is now a Bengali ValueError/TypeError, at once."""
     def refused():
