@@ -469,6 +469,8 @@ OWN_CALLS = [
     ("speed.mfu", speed.mfu, (1e12, 0.5, 100.0)),
     ("util.finite_float", util.finite_float, (1.5, "x"), {"minimum": 0, "positive": False}),
     ("precision.check", precision.check, ("fp16",), {"allow_auto": False}),
+    ("ds_config.zero_model_state_bytes", ds_config.zero_model_state_bytes, (1000, 2),
+     {"world_size": 4, "param_bytes": 2, "grad_bytes": 2, "optimizer_bytes": 12}),
 ]
 
 
