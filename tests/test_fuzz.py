@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from mishran import (  # noqa: E402
+    bench,
     data,
     ddp_demo,
     ds_config,
@@ -34,12 +35,14 @@ from mishran import (  # noqa: E402
     fp8,
     hardware,
     memory,
+    metrics,
     models,
     plots,
     precision,
     quantize,
     scaling,
     simulation,
+    speed,
     train,
     util,
     widgets,
@@ -58,6 +61,9 @@ ODD += [_rng.choice([-1, 1]) * 10 ** _rng.uniform(-400, 400) for _ in range(6)] 
 # every category above (wrong types, None, bool, negative, zero, huge, inf/NaN, wrong strings, containers, tensors).
 ODD_FIGURES = [0, -1, 2, 2 ** 2000, -(2 ** 2000), 0.5, 1e308, math.inf, math.nan, True, None, "", "abc", [], [1, 2],
                {}, {"x": 1}, (0,), object(), torch.tensor(2.0), torch.tensor([1.0, 2.0])]
+
+# A measured training step takes a fifth of a second: one value of each wrong kind.
+ODD_STEP = [0, -1, 2 ** 2000, 0.5, math.inf, math.nan, True, None, "abc", [], object(), torch.tensor([1.0, 2.0])]
 
 # A clear error: the course's own classes, or ValueError/TypeError.
 ALLOWED = (ValueError, TypeError, scaling.LossScaleAtMinimumError)
@@ -281,6 +287,24 @@ def _tiny_gpt():
     return models.TinyGPT(CONFIG, seed=0).eval()
 
 
+def _mse(out, y):
+    return torch.nn.functional.mse_loss(out, y)
+
+
+class _Linear(torch.nn.Linear):
+    """train()'s model: (logits, loss) when given targets, as nanoGPT, so the call without loss_fn works too."""
+
+    def forward(self, x, y=None):
+        out = super().forward(x)
+        return out if y is None else (out, _mse(out, y))
+
+
+LINEAR = _Linear(2, 1)
+LINEAR_OPT = torch.optim.SGD(LINEAR.parameters(), lr=0.1)
+TOKENIZER = data.CharTokenizer(TEXT)
+IDS = TOKENIZER.encode(TEXT[:20])
+
+
 def _restoring_tf32(enabled, device):
     before = torch.get_float32_matmul_precision()
     try:
@@ -424,13 +448,39 @@ OWN_CALLS = [
                                                                                  {"step": 10, "bpc": 3.0}]}, 3.5, "t")),
     ("figure_inputs.checked", lambda kind: figure_inputs.checked(x=kind)(lambda x: x)(1), ("number",)),
     ("figures.capstone_scale_figure", figures.capstone_scale_figure, ([65536.0, 32768.0, 32768.0], [1], 0, "t")),
+    # other owners' learner-facing helpers
+    ("bench.ReferenceTransformer", bench.ReferenceTransformer, (2, 8, 8)),
+    ("train.train", train.train, (LINEAR, LINEAR_OPT, lambda: (torch.ones(2, 2), torch.ones(2, 1)),
+                                  train.TrainConfig(steps=1)), {"scaler": None, "start_step": 0, "loss_fn": _mse}),
+    ("train.save_checkpoint", train.save_checkpoint, ("ck.pt", LINEAR, LINEAR_OPT), {"step": 3, "generator": None}),
+    ("train.load_checkpoint", train.load_checkpoint, ("saved.pt", LINEAR, LINEAR_OPT),
+     {"scaler": None, "generator": None, "restore_rng": False}, (FileNotFoundError,)),
+    ("metrics.bits_per_char", metrics.bits_per_char, (10.0, 5)),
+    ("metrics.bigram_bpc", metrics.bigram_bpc, ([0, 1, 2, 1, 0, 5], [0, 1, 2], 6), {"alpha": 0.1}),
+    ("metrics.heldout_bpc", metrics.heldout_bpc, (Fresh(_tiny_gpt), IDS, 4),
+     {"device": "cpu", "precision": "bf16", "batch": 2, "max_chars": 10}),
+    ("metrics.sample", metrics.sample, (Fresh(_tiny_gpt), TOKENIZER, TEXT[:3]),
+     {"max_new_tokens": 3, "temperature": 0.8, "top_k": 2, "seed": 0, "device": "cpu"}),
+    ("metrics.vocabulary_share", metrics.vocabulary_share, ("অআ ইঈ উঊ অআ", TEXT)),
+    ("memory.measure_step", memory.measure_step, (Fresh(_tiny_gpt), (IDX, IDX)),
+     {"mode": "fp32", "zero_stage": 0, "lr": 1e-3, "warmup": 0, "steps": 1}),
+    ("memory.activation_bytes", memory.activation_bytes, (Fresh(_tiny_gpt), (IDX, IDX), "bf16")),
+    ("speed.time_matmul", speed.time_matmul, (8, 8, 8), {"dtype": torch.float32, "device": "cpu", "repeats": 2}),
+    ("speed.mfu", speed.mfu, (1e12, 0.5, 100.0)),
+    ("util.finite_float", util.finite_float, (1.5, "x"), {"minimum": 0, "positive": False}),
+    ("precision.check", precision.check, ("fp16",), {"allow_auto": False}),
+    ("ds_config.zero_model_state_bytes", ds_config.zero_model_state_bytes, (1000, 2),
+     {"world_size": 4, "param_bytes": 2, "grad_bytes": 2, "optimizer_bytes": 12}),
 ]
 
 
 @pytest.mark.parametrize("call", OWN_CALLS, ids=[c[0] for c in OWN_CALLS])
-def test_every_helper_refuses_odd_arguments_clearly(call, monkeypatch):
+def test_every_helper_refuses_odd_arguments_clearly(call, monkeypatch, tmp_path):
     name, fn, args, *rest = call
     kwargs, allowed = (rest + [{}, ()])[:2] if rest else ({}, ())
+    if name.startswith("train."):                 # checkpoint files (and odd names' files) go to tmp_path
+        monkeypatch.chdir(tmp_path)
+        train.save_checkpoint("saved.pt", LINEAR, LINEAR_OPT)
     if name.startswith("simulation."):
         monkeypatch.setenv(hardware.SIMULATE_ENV, "7.5")
     plots.setup_bengali()
@@ -438,7 +488,8 @@ def test_every_helper_refuses_odd_arguments_clearly(call, monkeypatch):
     fn(*[a.make() if isinstance(a, Fresh) else a for a in args], **kwargs)
     plt.close("all")
     drawing = name.startswith(("plots.", "figures.", "widgets.loss_scale_simulator", "widgets.bit_explorer"))
-    _fuzz(name, fn, args, kwargs, ALLOWED + tuple(allowed), ODD_FIGURES if drawing else None)
+    odd = ODD_STEP if name == "memory.measure_step" else ODD_FIGURES if drawing else None
+    _fuzz(name, fn, args, kwargs, ALLOWED + tuple(allowed), odd)
 
 
 @pytest.mark.parametrize("value", ["", "abc", "1e3", "fp16", "7", "7.5.1", "-1.0", "sm_", "99.99", " 8.0 ", "৭.৫"])
@@ -506,9 +557,11 @@ def test_the_fuzz_catches_a_hang(monkeypatch):
     lambda: data.CharDataset("অআ", math.inf), lambda: data.CharDataset("অআ", math.nan),
     lambda: widgets.simulate_timeline(p_overflow="abc"), lambda: widgets.simulate_timeline(steps=2 ** 2000),
     lambda: hardware.recommended_amp_dtype(device=torch.tensor([1.0, 2.0])),
-    lambda: models.TinyGPT(CONFIG).generate(IDX, 2 ** 2000)], ids=[
+    lambda: models.TinyGPT(CONFIG).generate(IDX, 2 ** 2000),
+    lambda: bench.ReferenceTransformer(layers=2 ** 2000, d_model=8, vocab=8)], ids=[
     "CharTokenizer(5)", "CharDataset(5)", "val_fraction=None", "val_fraction=inf", "val_fraction=nan",
-    "p_overflow='abc'", "steps=2**2000", "device=tensor", "max_new_tokens=2**2000"])
+    "p_overflow='abc'", "steps=2**2000", "device=tensor", "max_new_tokens=2**2000",
+    "layers=2**2000"])
 def test_the_review_examples(call):
     """The raw errors and the hang a review found: each is now a Bengali ValueError/TypeError, at once."""
     def refused():

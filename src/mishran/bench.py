@@ -32,7 +32,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from mishran.hardware import PEAK_SOURCE, PEAK_TFLOPS, default_device, device_report, peak_tflops
 from mishran.precision import autocast, grad_scaler
 from mishran.train import TrainConfig, amp_step, train
-from mishran.util import package_version
+from mishran.util import package_version, positive_int
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
            "MODES", "SPEED_MODES", "ALL_MODES", "ModeSpec", "mode_spec", "parse_modes", "skip_reason",
@@ -101,10 +101,12 @@ class ReferenceTransformer(nn.Module):
 
     def __init__(self, layers: int, d_model: int, vocab: int):
         super().__init__()
+        for name, value, most in (("layers", layers, 1000), ("d_model", d_model, 2 ** 20), ("vocab", vocab, 2 ** 24)):
+            if positive_int(value, name) > most:  # এর বেশি হলে layer কপি করতেই ঘণ্টা কাটে (hang), তাই আগেই থামাই
+                raise ValueError(f"{name} অবাস্তব রকম বড় ({name} is too large; at most {most}); পেয়েছি {value}")
         heads = max(1, d_model // 64) if d_model % 64 == 0 else 1
         self.embed = nn.Embedding(vocab, d_model)
-        layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0, activation="gelu",
-                                           batch_first=True, norm_first=True)
+        layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, 0.0, "gelu", batch_first=True, norm_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.head = nn.Linear(d_model, vocab)
 

@@ -324,6 +324,10 @@ def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, par
     if psi > 10 ** 18:
         raise DeepSpeedConfigError(f"num_params ({len(str(psi))} অঙ্কের সংখ্যা) অবাস্তব রকম বড় (num_params too large; "
                                    "at most 10**18)")
+    for name, size in (("param_bytes", param_bytes), ("grad_bytes", grad_bytes), ("optimizer_bytes", optimizer_bytes)):
+        if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= 64:
+            raise DeepSpeedConfigError(f"{name} হবে প্রতি ওজনে 0 থেকে 64 বাইট, পূর্ণসংখ্যা ({name} must be an integer "
+                                       f"number of bytes, 0..64); পেয়েছি {size!r}")
     parts = {"params": param_bytes * psi, "grads": grad_bytes * psi, "optimizer_states": optimizer_bytes * psi}
     shard = {0: (), 1: ("optimizer_states",), 2: ("optimizer_states", "grads"),
              3: ("optimizer_states", "grads", "params")}[stage]

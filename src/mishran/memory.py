@@ -26,6 +26,7 @@ import torch
 from .bench import release, sync
 from .precision import autocast, check, grad_scaler
 from .train import amp_step
+from .util import finite_float, positive_int
 
 __all__ = ["CATEGORIES", "MODES", "Ledger", "SavedTensorCounter", "activation_bytes", "measure_step", "storage_bytes",
            "tensor_nbytes", "zero_estimates"]
@@ -152,6 +153,17 @@ class SavedTensorCounter:
         return False
 
 
+def _batch(model, batch) -> tuple:
+    """মডেল একটি torch.nn.Module, batch একটি (x, y) tensor-জোড়া, আর মডেলে ওজন আছে কি না।"""
+    if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
+        raise TypeError(f"model হবে ওজনসহ একটি torch.nn.Module (model must be a torch.nn.Module with parameters); "
+                        f"পেয়েছি {model!r}")
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2 or not all(isinstance(t, torch.Tensor) for t in batch) \
+            or batch[0].dim() != 2:
+        raise TypeError("batch হবে (x, y) দুটি tensor, x-এর আকার (B, T) (batch must be a pair of tensors (x, y))")
+    return batch
+
+
 def activation_bytes(model, batch, precision: str = "fp32") -> dict:
     """একটি forward (loss পর্যন্ত) backward-এর জন্য কত বাইট রাখে; optimizer ছাড়া, দ্রুত (পাঠ ০৬)।
 
@@ -159,7 +171,7 @@ def activation_bytes(model, batch, precision: str = "fp32") -> dict:
     ফেরত দেয় {"activations", "cast_cache", "by_dtype", "tensors"}।
     """
     precision = check(precision)
-    x, y = batch
+    x, y = _batch(model, batch)
     with SavedTensorCounter(model) as c, autocast(next(model.parameters()).device, precision):
         _, loss = model(x, y)
     del loss
@@ -296,7 +308,7 @@ class _Capture:
 
 def _set_up(model, batch, mode: str, zero_stage: int, lr: float) -> _Run:
     """measure_step-এর প্রস্তুতি: যাচাই, optimizer (আর ds_* mode-এ নিজের DeepSpeed engine), আর step-টি।"""
-    if mode not in MODES:
+    if not isinstance(mode, str) or mode not in MODES:
         raise ValueError(f"অচেনা mode {mode!r} (unknown mode); বেছে নাও: {', '.join(MODES)}")
     kind, precision = MODES[mode]
     x, y = batch
@@ -433,7 +445,11 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
     ds.initialize()-এর engine (ds.current_engine()) ছোঁয়া হয় না। warmup: আগে কয়টি পুরো step (Adam-এর অবস্থা
     প্রথম step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
     """
-    x, _ = batch
+    x, _ = _batch(model, batch)
+    lr, steps = finite_float(lr, "lr", positive=True), positive_int(steps, "steps")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or not 0 <= warmup <= 1000 or steps > 1000:
+        raise ValueError(f"warmup হবে 0 থেকে 1000, steps 1 থেকে 1000 (warmup must be 0..1000, steps 1..1000); পেয়েছি "
+                         f"warmup={warmup!r}, steps={steps!r}")
     num_parameters = sum({_storage_key(p): p.numel() for p in model.parameters()}.values())   # বাঁধা ওজন একবার
     run, cap = _set_up(model, batch, mode, zero_stage, lr), _Capture()
     try:

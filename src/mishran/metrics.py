@@ -19,6 +19,7 @@ from mishran.hardware import peak_tflops
 from mishran.models import TinyGPT
 from mishran.precision import autocast
 from mishran.precision import check as check_precision
+from mishran.util import as_device, as_seed, finite_float, positive_int
 
 __all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "sample", "vocabulary_share", "flops_per_token",
            "peak_tflops_for", "mfu", "speed_figures"]
@@ -28,7 +29,20 @@ __all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "sample", "vocabulary_s
 
 def bits_per_char(total_nll_nats: float, n_chars: int) -> float:
     """প্রতি অক্ষরে বিট = মোট negative log-likelihood (nat-এ) ÷ অক্ষরের সংখ্যা ÷ ln 2 (পাঠ ০৮)।"""
-    return total_nll_nats / n_chars / math.log(2)
+    return finite_float(total_nll_nats, "total_nll_nats", minimum=0) / positive_int(n_chars, "n_chars") / math.log(2)
+
+
+def _ids(ids, name: str, vocab_size: int | None = None) -> torch.Tensor:
+    """অক্ষরের id-এর সারি (list বা 1-D পূর্ণসংখ্যার tensor, অন্তত দুটি, 0 থেকে vocab_size − 1) → tensor।"""
+    try:
+        ids = torch.as_tensor(ids)
+    except (TypeError, ValueError, RuntimeError, OverflowError):
+        ids = None
+    if ids is None or ids.dim() != 1 or len(ids) < 2 or ids.dtype.is_floating_point or ids.dtype.is_complex \
+            or ids.dtype == torch.bool or ids.min() < 0 or (vocab_size is not None and ids.max() >= vocab_size):
+        raise ValueError(f"{name} হবে অক্ষরের id-এর একটি সারি: অন্তত দুটি পূর্ণসংখ্যা, 0 থেকে vocab_size − 1 "
+                         f"({name} must be a 1-D list of at least two token ids in range)")
+    return ids
 
 
 def bigram_bpc(train_ids, val_ids, vocab_size: int, alpha: float = 0.1) -> float:
@@ -36,12 +50,14 @@ def bigram_bpc(train_ids, val_ids, vocab_size: int, alpha: float = 0.1) -> float
 
     held-out-এর প্রতিটি অক্ষর (প্রথমটি বাদে) আগেরটি দেখে আন্দাজ — transformer-এর মতো একই লক্ষ্যগুলো।
     """
+    if positive_int(vocab_size, "vocab_size") > 2 ** 14:          # V×V গোনার ছক: এর বেশি হলে মেমরিতে ধরে না
+        raise ValueError(f"vocab_size অনেক বড় (vocab_size too large for a bigram table; at most 16384): {vocab_size}")
+    alpha = finite_float(alpha, "alpha", positive=True)
+    train_ids, val_ids = _ids(train_ids, "train_ids", vocab_size), _ids(val_ids, "val_ids", vocab_size)
     counts = torch.full((vocab_size, vocab_size), float(alpha), dtype=torch.float64)
-    train_ids = torch.as_tensor(train_ids)
     counts.index_put_((train_ids[:-1], train_ids[1:]), torch.ones(len(train_ids) - 1, dtype=torch.float64),
                       accumulate=True)
     logp = counts.log() - counts.sum(1, keepdim=True).log()
-    val_ids = torch.as_tensor(val_ids)
     nll = -logp[val_ids[:-1], val_ids[1:]].sum().item()
     return bits_per_char(nll, len(val_ids) - 1)
 
@@ -53,9 +69,13 @@ def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = 
 
     প্রতিটি টুকরোর প্রথম অক্ষর কম context পায় — সব মডেলের জন্য একই নিয়ম। max_chars দিলে শুধু শুরুর অতটুকু।
     """
-    ids = torch.as_tensor(val_ids)
+    _model(model)
+    ids, precision, device = _ids(val_ids, "val_ids"), check_precision(precision), as_device(device)
+    block_size, batch = positive_int(block_size, "block_size"), positive_int(batch, "batch")
+    if block_size > 2 ** 20:                            # এত লম্বা context-এর ছক মেমরিতে ধরে না
+        raise ValueError(f"block_size অনেক বড় (block_size too large; at most 2**20): {block_size}")
     if max_chars is not None:
-        ids = ids[:max_chars + 1]
+        ids = ids[:positive_int(max_chars, "max_chars (or None: all)") + 1]
     n = len(ids) - 1
     starts = list(range(0, n, block_size))
     x = torch.zeros(len(starts), block_size, dtype=torch.long)
@@ -76,13 +96,26 @@ def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = 
     return bits_per_char(total, n)
 
 
+def _model(model) -> None:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model হবে একটি torch.nn.Module, যেমন TinyGPT (model must be a torch.nn.Module); "
+                        f"পেয়েছি {model!r}")
+
+
 # ---------------------------------------------------------------- নমুনা লেখা
 
 def sample(model, tokenizer, prompt: str, max_new_tokens: int = 200, temperature: float = 0.8,
            top_k: int | None = 20, seed: int = 0, device="cpu") -> str:
     """prompt-এর পরে মডেল যা লেখে (prompt বাদে), TinyGPT.generate দিয়ে; একই seed-এ একই লেখা (পাঠ ০৮)।"""
-    if temperature <= 0:
-        raise ValueError(f"temperature ধনাত্মক হতে হবে (temperature must be > 0); পেয়েছি {temperature}")
+    _model(model)
+    temperature = finite_float(temperature, "temperature", positive=True)
+    seed = as_seed(-1 if seed is None else seed)            # None-ও নয়: একই seed-এ একই লেখা চাই
+    if not isinstance(prompt, str) or isinstance(tokenizer, (str, bytes)) or not callable(getattr(tokenizer, "encode",
+                                                                                                    None)):
+        raise TypeError(f"prompt হবে লেখা (str) আর tokenizer-এ encode/decode চাই (prompt must be a str, tokenizer a "
+                        f"CharTokenizer); পেয়েছি prompt={prompt!r}")
+    top_k = None if top_k is None else positive_int(top_k, "top_k (or None)")
+    device = as_device(device)
     prompt = unicodedata.normalize("NFC", prompt)
     idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)
     was_training = model.training
@@ -105,6 +138,9 @@ def vocabulary_share(generated: str, train_text: str) -> dict:
 
     শেষ শব্দটি মাঝপথে কাটা হতে পারে, তাই তা বাদ।
     """
+    if not isinstance(generated, str) or not isinstance(train_text, str):
+        raise TypeError(f"generated আর train_text দুটোই লেখা (str) হবে (both must be str); পেয়েছি "
+                        f"{type(generated).__name__}, {type(train_text).__name__}")
     vocab = set(_words(train_text))
     words = _words(generated)[:-1]
     known = sum(w in vocab for w in words)

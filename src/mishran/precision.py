@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import torch
 
+from .util import as_bool
+
 __all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "device_type", "for_device", "resolve",
            "needs_loss_scaling", "autocast", "grad_scaler", "ds_block", "from_ds_config"]
 
@@ -30,7 +32,7 @@ def check(name, allow_auto: bool = False, error: type[Exception] = ValueError) -
 
     allow_auto=True হলে 'auto' (এই device দেখে বাছাই) আর None-ও চলে, দুটোই 'auto' হিসেবে ফেরে।
     """
-    if allow_auto and (name is None or name == "auto"):
+    if as_bool(allow_auto, "allow_auto") and (name is None or name == "auto"):
         return "auto"
     if isinstance(name, str) and name in PRECISIONS:
         return name

@@ -21,6 +21,7 @@ from torch.autograd import DeviceType
 from mishran import bench
 from mishran.hardware import default_device, device_report
 from mishran.precision import autocast, grad_scaler
+from mishran.util import as_device, finite_float, positive_int
 
 __all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "time_matmul", "vocab_sweep",
            "reference_figures", "main"]
@@ -138,15 +139,22 @@ def op_events(fn, *args, device: str = "cpu") -> list:
 
 def mfu(flops_per_step: float, step_s: float, peak_tflops: float | None) -> float | None:
     """MFU (model FLOPs utilization): মডেলের দরকারি FLOP ÷ সময় ÷ যন্ত্রের dense peak; peak অজানা হলে None।"""
-    if not peak_tflops:
+    if peak_tflops is None or not finite_float(peak_tflops, "peak_tflops (or None)", minimum=0):
         return None
-    if step_s <= 0:
-        raise ValueError(f"step-এর সময় ধনাত্মক হতে হবে (step time must be positive); পেয়েছি {step_s}")
-    return flops_per_step / step_s / (peak_tflops * 1e12)
+    step_s = finite_float(step_s, "step_s (step time)", positive=True)
+    return finite_float(flops_per_step, "flops_per_step", minimum=0) / step_s / (peak_tflops * 1e12)
 
 
 def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu", repeats: int = 10) -> dict:
     """(m×k) @ (k×n) গুণের গড় সময় আর TFLOP/s; warm-up বাদ, GPU-তে sync করে (পাঠ ০৭: tensor core-বান্ধব মাপ)।"""
+    m, k, n, repeats = (positive_int(v, name) for v, name in ((m, "m"), (k, "k"), (n, "n"), (repeats, "repeats")))
+    if max(m * k, k * n, m * n) > 2 ** 28 or repeats > 1000:    # ১ GB-এর বেশি matrix, বা অনন্ত সময়ের মাপ
+        raise ValueError(f"matrix বা repeats অনেক বড় (too large: at most 2**28 elements per matrix, 1000 repeats); "
+                         f"পেয়েছি {m}×{k}×{n}, repeats={repeats}")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype হবে torch-এর একটি float dtype, যেমন torch.bfloat16 (dtype must be a floating torch "
+                        f"dtype); পেয়েছি {dtype!r}")
+    device = str(as_device(device))
     g = torch.Generator(device=device).manual_seed(0)
     a = torch.randn(m, k, device=device, dtype=dtype, generator=g)       # শূন্য নয়: শূন্যে GPU দ্রুত চলে
     b = torch.randn(k, n, device=device, dtype=dtype, generator=g)

@@ -260,6 +260,18 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     return sum(losses), grad_norm
 
 
+def _check_parts(model, optimizer=None, scaler=None, generator=None, step=0) -> None:
+    """train/checkpoint-এ যা দেওয়া হলো তা ঠিক জিনিস কি না, একবারই শুরুতে (loop-এর ভেতরে নয়)।"""
+    wrong = [f"{name}={value!r} ({name} must be {what})" for name, value, what, ok in (
+        ("model", model, "a torch.nn.Module", isinstance(model, torch.nn.Module)),
+        ("optimizer", optimizer, "a torch optimizer", optimizer is None or callable(getattr(optimizer, "step", None))),
+        ("scaler", scaler, "a GradScaler or None", scaler is None or callable(getattr(scaler, "is_enabled", None))),
+        ("generator", generator, "a torch.Generator or None", isinstance(generator, (type(None), torch.Generator))),
+        ("step", step, "an integer >= 0", not _not_int(step) and step >= 0)) if not ok]
+    if wrong:
+        raise TypeError("ভুল ধরনের জিনিস দেওয়া হয়েছে: " + "; ".join(wrong))
+
+
 def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
           loss_fn=None) -> TrainLog:
     """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
@@ -271,6 +283,11 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     micro-batch সমান মাপের আর loss প্রতি উদাহরণের গড়। অসমান মাপ বা token-সংখ্যার ওজন ঠিক করা পাঠ ০৪-এ।
     মডেল DDP হলে শেষ micro-step ছাড়া বাকিগুলো no_sync()-এ চলে (StepBookkeeper.sync)।
     """
+    _check_parts(model, optimizer, scaler, step=start_step)
+    if optimizer is None or not callable(get_batch) or not isinstance(config, TrainConfig) or not (
+            loss_fn is None or callable(loss_fn)):
+        raise TypeError("optimizer, get_batch (একটি function), config (TrainConfig) আর loss_fn (function বা None) "
+                        "দাও (train needs an optimizer, a get_batch function, a TrainConfig and loss_fn or None)")
     device = _check_device(model, config)
     scaler = scaler if scaler is not None else grad_scaler(device, config.precision)
     _check_amp(model, config, scaler, device)
@@ -330,12 +347,22 @@ def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None
     random.setstate((version, tuple(internal), gauss))
 
 
+def _path(path):
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise TypeError(f"path হবে একটি ফাইলের নাম (path must be a file name or Path); পেয়েছি {path!r}")
+    return path
+
+
 def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generator=None, extra=None) -> None:
     """মডেল, optimizer, GradScaler, step আর সব random অবস্থা এক ফাইলে (পাঠ ০৩)।
 
     fp16-এ scaler রাখা জরুরি: না রাখলে resume-এ scale আবার 65536 থেকে শুরু হয়, আর প্রথম কয়েক step বাদ পড়ে।
     আগে পাশের একটি ফাইলে লিখে তারপর নাম বদলানো হয়, যাতে মাঝপথে থামলেও পুরোনো checkpoint নষ্ট না হয়।
     """
+    _check_parts(model, optimizer, scaler, generator, step)
+    if optimizer is None:
+        raise TypeError("optimizer দাও (save_checkpoint needs the optimizer), নইলে resume-এ Adam-এর অবস্থা হারাবে")
+    path = _path(path)
     state = {
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict(),
@@ -355,6 +382,10 @@ def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, re
     নতুন process-এ মডেল, optimizer, grad_scaler(...) আর generator বানিয়ে এখানে দাও, তারপর
     train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে।
     """
+    _check_parts(model, optimizer, scaler, generator)
+    restore_rng = as_bool(restore_rng, "restore_rng")
+    if not os.path.isfile(path := _path(path)):
+        raise FileNotFoundError(f"checkpoint ফাইল নেই (checkpoint file not found): {os.fspath(path)!r}")
     state = torch.load(path, map_location="cpu", weights_only=True)
     model.load_state_dict(state["model"])
     if optimizer is not None:
