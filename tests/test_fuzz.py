@@ -151,7 +151,7 @@ CORE_CALLS = [
     ("precision.check", precision.check, ("bf16",)),
     ("precision.dtype_of", precision.dtype_of, ("fp16",)),
     ("precision.name_of", precision.name_of, (torch.bfloat16,)),
-    ("precision.device_type", precision.device_type, ("cuda:0",)),
+    ("util.device_type", util.device_type, ("cuda:0",)),
     ("precision.ds_block", precision.ds_block, ("fp16",)),
     ("precision.from_ds_config", precision.from_ds_config, ({"bf16": {"enabled": True}},)),
     ("ds_config.config_for_device", ds_config.config_for_device, (4, 2, 1),

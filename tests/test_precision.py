@@ -3,7 +3,7 @@ scaler they imply, and how a DeepSpeed config names them."""
 import pytest
 import torch
 
-from mishran import precision
+from mishran import precision, util
 
 
 def test_names_map_to_the_dtypes_autocast_uses():
@@ -38,12 +38,12 @@ def test_tf32_error_says_it_is_a_matmul_mode():
 
 
 def test_device_strings_are_read_once_here():
-    assert precision.device_type("cuda:1") == "cuda"
-    assert precision.device_type(torch.device("cpu")) == "cpu"
+    assert util.device_type("cuda:1") == "cuda"
+    assert util.device_type(torch.device("cpu")) == "cpu"
     with pytest.raises(ValueError, match="unknown device"):
-        precision.device_type("gpu")
+        util.device_type("gpu")
     with pytest.raises(TypeError, match="device must be a device name"):
-        precision.device_type(torch.zeros(1), error=TypeError)
+        util.device_type(torch.zeros(1), error=TypeError)
 
 
 def test_autocast_is_off_for_fp32_and_lowers_matmuls_otherwise():

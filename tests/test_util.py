@@ -61,12 +61,11 @@ def test_course_requirements_from_metadata_and_from_a_plain_checkout(monkeypatch
 
 
 def test_as_device_reads_names_like_precision_and_checks_that_cuda_exists(monkeypatch):
-    from mishran import precision
     assert util.as_device("cpu") == torch.device("cpu") and util.as_device(torch.device("cpu")) == torch.device("cpu")
     with pytest.raises(ValueError, match="unknown device"):
-        util.as_device("gpu")                                  # the same refusal as precision.device_type
+        util.as_device("gpu")                                  # the same refusal as util.device_type
     with pytest.raises(ValueError, match="unknown device"):
-        precision.device_type("gpu")
+        util.device_type("gpu")
     with pytest.raises(TypeError, match="where must be a device name"):
         util.as_device(0, name="where")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)

@@ -18,9 +18,9 @@ import warnings
 import torch
 
 from .precision import check as check_precision
-from .precision import device_type, ds_block, from_ds_config, needs_loss_scaling
+from .precision import ds_block, from_ds_config, needs_loss_scaling
 from .precision import resolve as resolve_precision
-from .util import finite_float, positive_int
+from .util import device_type, finite_float, positive_int
 
 __all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "ACCUMULATION_STAGE0_WARNING", "FP32_SUMS",
            "DeepSpeedConfigError", "cpu_supports_fp16", "config_for_device", "validate_config",

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .precision import device_type
-from .util import as_bool, package_version
+from .util import as_bool, device_type, package_version
 
 __all__ = [
     "PEAK_TFLOPS",

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import torch
 
-from .util import as_bool
+from .util import as_bool, device_type
 
-__all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "device_type", "for_device", "resolve",
+__all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "for_device", "resolve",
            "needs_loss_scaling", "autocast", "grad_scaler", "ds_block", "from_ds_config"]
 
 PRECISIONS = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -58,21 +58,6 @@ def name_of(dtype) -> str:
             return name
     raise ValueError(f"dtype {dtype!r} কোনো প্রশিক্ষণের precision নয় (not a training precision); চেনা: "
                      f"{', '.join(str(d).removeprefix('torch.') for d in PRECISIONS.values())}")
-
-
-def device_type(device, error: type[Exception] = ValueError) -> str:
-    """'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'; অন্য কিছু হলে বাংলা + ইংরেজি বার্তায় ভুল।
-
-    GPU আছে কি না এখানে দেখা হয় না: নাম পড়া আর যন্ত্র যাচাই দুটো আলাদা কাজ (যাচাই: util.as_device)।
-    """
-    if isinstance(device, torch.device):
-        return device.type
-    if not isinstance(device, str):
-        raise error(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); পেয়েছি {device!r}")
-    try:
-        return torch.device(device).type
-    except RuntimeError:
-        raise error(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
 
 
 def for_device(device=None, capability=None) -> str:

@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .precision import autocast, check, device_type, grad_scaler
-from .util import as_bool, finite_float
+from .precision import autocast, check, grad_scaler
+from .util import as_bool, device_type, finite_float
 
 __all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
            "rng_state", "set_rng_state"]

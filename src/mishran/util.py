@@ -2,7 +2,7 @@
 
 ধনাত্মক পূর্ণসংখ্যার যাচাই, প্যাকেজের সংস্করণ পড়া আর তুলনা (packaging.version দিয়ে), process group-এর জন্য
 খালি port (পাঠ ০৪-০৫)।
-import-এর সময় এই মডিউল torch, deepspeed, matplotlib কিছুই import করে না (as_device শুধু ডাকলে torch নেয়)।
+import-এর সময় এই মডিউল torch, deepspeed, matplotlib কিছুই import করে না (device_type আর as_device শুধু ডাকলে torch নেয়)।
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import socket
 
 from packaging.version import InvalidVersion, Version
 
-__all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "as_device", "package_version", "parse_version",
-           "version_at_least", "course_requirements", "free_port"]
+__all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device", "package_version",
+           "parse_version", "version_at_least", "course_requirements", "free_port"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -70,14 +70,30 @@ def as_seed(seed, name: str = "seed") -> int | None:
     return int(seed)
 
 
-def as_device(device, name: str = "device"):
-    """'cpu', 'cuda', 'cuda:1' বা torch.device → torch.device; অচেনা নাম বা GPU ছাড়া 'cuda' হলে পরিষ্কার ভুল (সব পাঠ)।
+def device_type(device, error: type[Exception] = ValueError) -> str:
+    """'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'; অন্য কিছু হলে বাংলা + ইংরেজি বার্তায় ভুল (সব পাঠ)।
 
-    নামটা পড়ে mishran.precision.device_type (এক জায়গায়); এখানে বাড়তি শুধু যাচাই: CUDA সত্যিই আছে কি না।
+    কোর্সে device-এর নাম পড়া হয় শুধু এখানে। GPU আছে কি না এখানে দেখা হয় না: নাম পড়া আর যন্ত্র যাচাই দুটো আলাদা
+    কাজ (যাচাই: as_device)। সবচেয়ে নিচের মডিউলে, যাতে hardware আর precision দুজনেই একে নিতে পারে।
     """
     import torch
 
-    from .precision import device_type
+    if isinstance(device, torch.device):
+        return device.type
+    if not isinstance(device, str):
+        raise error(f"device হবে 'cpu', 'cuda' বা torch.device (device must be a device name); পেয়েছি {device!r}")
+    try:
+        return torch.device(device).type
+    except RuntimeError:
+        raise error(f"অচেনা device {device!r} (unknown device); যেমন 'cpu' বা 'cuda'") from None
+
+
+def as_device(device, name: str = "device"):
+    """'cpu', 'cuda', 'cuda:1' বা torch.device → torch.device; অচেনা নাম বা GPU ছাড়া 'cuda' হলে পরিষ্কার ভুল (সব পাঠ)।
+
+    নামটা পড়ে device_type; এখানে বাড়তি শুধু যাচাই: CUDA সত্যিই আছে কি না।
+    """
+    import torch
 
     if not isinstance(device, (str, torch.device)):
         raise TypeError(f"{name} হবে 'cpu', 'cuda' বা torch.device ({name} must be a device name); "
