@@ -76,7 +76,7 @@ def test_no_cuda_is_a_clear_error(monkeypatch):
         hardware.device_report("cuda")
 
 
-# ---- MISHRAN_SIMULATE_CC: the course's decisions as on another GPU (issue 14) ----
+# ---- MISHRAN_SIMULATE_CC: the course's decisions as on another GPU (a T4 checked on an H200) ----
 # The oracle is the published capability table (NVIDIA CUDA programming guide, compute capabilities):
 # FP16 tensor cores from Volta sm_70, BF16/TF32/2:4 sparse tensor cores from Ampere sm_80, FP8 from Ada sm_89.
 SIMULATED = {  # switch value: (amp dtype on "cuda", needs loss scaling, bf16, tf32, fp8, 2:4 sparsity, DeepSpeed)

@@ -47,11 +47,7 @@ SHOWN = {
 }
 
 # A lesson that still cuts a library's source text by hand. Strict: when it is fixed, remove it from here.
-HAND_CUT = {
-    "05_deepspeed_engine": "cuts DeepSpeed's _configure_optimizer source between two markers by hand; "
-                           "show_source(DeepSpeedEngine._configure_optimizer, start=..., end=...) does it with a "
-                           "clear error when DeepSpeed's code changes",
-}
+HAND_CUT: dict = {}   # lessons still cutting source by hand (none now); each entry an expected failure
 
 
 # ---------------------------------------------------------------- reading code
