@@ -44,7 +44,7 @@ def test_run_rejects_nonsense():
         run(steps=0)
 
 
-# ---- the new parts: token weighting under DDP (ranks with different token counts) --------------------------------------------
+# ---- the new parts: token weighting under DDP (ranks with different token counts) ------------------------------------
 
 def test_token_weighting_needs_the_world_size_factor(report):
     """DDP averages gradients over ranks: dividing by the global token count alone gives 1/world of the gradient."""
@@ -76,7 +76,7 @@ def test_token_masks_really_vary_and_match_the_single_process_reference():
     assert all(torch.allclose(a, b) for a, b in zip(first, by_hand, strict=True))
 
 
-# ---- the retry (a worker that dies at start-up) -------------------------------------------------------------------------------------
+# ---- the retry (a worker that dies at start-up) ----------------------------------------------------------------------
 
 def test_run_retries_once_on_a_new_store_when_a_worker_dies(monkeypatch):
     """The first spawn fails as a SIGABRT'd worker would; run() tries again, with a new store, and says so."""
@@ -110,7 +110,7 @@ def test_run_gives_up_after_the_second_failure(monkeypatch):
         ddp_demo.run(steps=1, accum=1, micro=1)
 
 
-# ---- stress: many runs in a row while the CPUs are busy (CI's two shared cores) --------------------------------------------
+# ---- stress: many runs in a row while the CPUs are busy (CI's two shared cores) --------------------------------------
 # Opt-in (about 20-40 s a run on a loaded 2-core machine): MISHRAN_DDP_STRESS=50 pytest tests/test_ddp_demo.py -k stress
 
 def stress(runs: int, env=None, log=None, busy=True):
