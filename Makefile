@@ -116,9 +116,10 @@ site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট 
 # Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, saved, every widget touched
 # once; the site is then built from those saved lessons (each lesson runs once for both) and every page of
 # it opened. Screenshots in out/browser/. Needs `apt-get install chromium fonts-beng npm` (README).
-# Lessons and pages are spread over TEST_JOBS browsers (each worker has its own JupyterLab and Chromium).
+# Lessons run one at a time, as a learner runs them (each has a 180 s budget, lesson 05 is the longest); the site's
+# pages are spread over TEST_JOBS browsers (each worker has its own Chromium).
 browser-test: $(VENV)/.stamp-test  ## browser-এ প্রতিটি পাঠ (JupyterLab), তারপর ওয়েবসাইট বানিয়ে যাচাই
-	@( $(call timed,browser: lessons,MISHRAN_BROWSER=1 $(PY) -m pytest -q $(XDIST) tests/browser/test_lessons_in_browser.py) ); rc=$$?; \
+	@( $(call timed,browser: lessons,MISHRAN_BROWSER=1 $(PY) -m pytest -q tests/browser/test_lessons_in_browser.py) ); rc=$$?; \
 	( $(call timed,site build,$(PY) tools/build_site.py --out $(SITE_DIR) --executed out/browser/executed) ) && \
 	( $(call timed,browser: site,MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" \
 	  $(PY) -m pytest -q $(XDIST) tests/browser/test_site_in_browser.py) ) && exit $$rc
