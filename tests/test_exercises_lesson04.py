@@ -1,5 +1,8 @@
 """Lesson 04 exercise checks (gradient accumulation): blanks never fail, hand-counted answers pass, wrong ones fail
 with a hint that does not name the answer."""
+import subprocess
+import sys
+
 import pytest
 
 from mishran.exercises import lesson04 as l04
@@ -37,6 +40,21 @@ def test_ddp_decides_at_forward_time_whether_a_backward_syncs(capsys):
     hints = capsys.readouterr().out
     assert "forward চালানোর সময়, না backward-এর সময়" in hints and "40" not in hints
     assert not l04.check_no_sync_placement({"A": "x", "B": 10}) and not l04.check_no_sync_placement([40, 10])
+
+
+def test_the_ddp_count_does_not_hang_when_run_again_and_again():
+    # a DDP freed after its process group was destroyed hung about one run in ten (a JupyterLab run on CI
+    # stalled there); 20 fresh counts (40 DDPs) in a child process must all finish
+    code = ("from mishran.exercises import lesson04 as l\n"
+            "for _ in range(20):\n"
+            "    l._count_allreduces.cache_clear()\n"
+            "    assert [l._count_allreduces(loop, 2, 2) for loop in l.NO_SYNC_LOOPS.values()] == [4, 2]\n"
+            "print('done')\n")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the DDP allreduce count hung (90 s)")
+    assert out.returncode == 0 and "done" in out.stdout, out.stderr[-2000:]
 
 
 def test_the_buggy_loop_syncs_on_the_first_micro_step_and_the_check_names_that_line(capsys):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import math
 from contextlib import nullcontext
 
@@ -100,8 +101,6 @@ for step in range(steps):
 def _count_allreduces(loop: str, steps: int, accum: int) -> int:
     """লুপটা এক process-এর একটি আসল DDP-তে (gloo) চালিয়ে comm hook দিয়ে allreduce গোনে।"""
     import torch.distributed as dist
-    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
-    from torch.nn.parallel import DistributedDataParallel
 
     own_group = not dist.is_initialized()
     if own_group:
@@ -110,23 +109,35 @@ def _count_allreduces(loop: str, steps: int, accum: int) -> int:
         raise RuntimeError("এই check এক process-এ DDP চালায়; কয়েকটি process-এর group চালু থাকলে চলে না "
                            "(needs a single-process group): নোটবুকে বা সাধারণ Python-এ চালাও।")
     try:
-        model = DistributedDataParallel(torch.nn.Linear(4, 1))
-        count = [0]
-
-        def counting_hook(state, bucket):
-            count[0] += 1
-            return default_hooks.allreduce_hook(None, bucket)
-
-        model.register_comm_hook(None, counting_hook)
-        g = torch.Generator().manual_seed(0)
-        names = {"model": model, "loss_fn": torch.nn.functional.mse_loss, "x": torch.randn(8, 4, generator=g),
-                 "y": torch.randn(8, 1, generator=g), "optimizer": torch.optim.SGD(model.parameters(), lr=0.01),
-                 "steps": steps, "accum": accum, "nullcontext": nullcontext}
-        exec(loop, names)                         # এই মডিউলের নিজের লুপ, যা শিক্ষার্থী ছাপা দেখে
-        return count[0]
+        return _run_counted(loop, steps, accum)
     finally:
+        # DDP model is gone by now (_run_counted returned): a DDP whose Reducer outlives its process group
+        # hung in about one of ten runs when it was freed afterwards
         if own_group:
+            gc.collect()                      # DDP-র কোনো reference-চক্র থাকলে তাও group-এর আগে যায়
             dist.destroy_process_group()
+
+
+def _run_counted(loop: str, steps: int, accum: int) -> int:
+    """লুপটা একটি নতুন DDP মডেলে চালায়, comm hook-এ allreduce গুনে; মডেলটা এখানেই ফুরোয়।"""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel
+
+    model = DistributedDataParallel(torch.nn.Linear(4, 1))
+    count = [0]
+
+    def counting_hook(state, bucket):
+        count[0] += 1
+        return default_hooks.allreduce_hook(None, bucket)
+
+    model.register_comm_hook(None, counting_hook)
+    g = torch.Generator().manual_seed(0)
+    names = {"model": model, "loss_fn": torch.nn.functional.mse_loss, "x": torch.randn(8, 4, generator=g),
+             "y": torch.randn(8, 1, generator=g), "optimizer": torch.optim.SGD(model.parameters(), lr=0.01),
+             "steps": steps, "accum": accum, "nullcontext": nullcontext}
+    exec(loop, names)                         # এই মডিউলের নিজের লুপ, যা শিক্ষার্থী ছাপা দেখে
+    names.clear()                             # exec-এর নামগুলোর মধ্যেও মডেল থাকে
+    return count[0]
 
 
 def check_no_sync_placement(answer, steps: int = 10, accum: int = 4) -> Verdict:
