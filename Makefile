@@ -115,12 +115,13 @@ site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট 
 # Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, saved, every widget touched
 # once; the site is then built from those saved lessons (each lesson runs once for both) and every page of
 # it opened. Screenshots in out/browser/. Needs `apt-get install chromium fonts-beng npm` (README).
-# Lessons and pages are spread over TEST_JOBS browsers (each worker has its own JupyterLab and Chromium).
+# Lessons and pages are spread over TEST_JOBS browsers (each worker has its own JupyterLab and Chromium); an idle
+# worker takes a waiting lesson from the other (worksteal), so the slowest lesson does not wait in a queue at the end.
 browser-test: $(VENV)/.stamp-test  ## browser-এ প্রতিটি পাঠ (JupyterLab), তারপর ওয়েবসাইট বানিয়ে যাচাই
-	@( $(call timed,browser: lessons,MISHRAN_BROWSER=1 $(PY) -m pytest -q $(XDIST) tests/browser/test_lessons_in_browser.py) ); rc=$$?; \
+	@( $(call timed,browser: lessons,MISHRAN_BROWSER=1 $(PY) -m pytest -q $(XDIST) $(if $(XDIST),--dist worksteal) tests/browser/test_lessons_in_browser.py) ); rc=$$?; \
 	( $(call timed,site build,$(PY) tools/build_site.py --out $(SITE_DIR) --executed out/browser/executed) ) && \
 	( $(call timed,browser: site,MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" \
-	  $(PY) -m pytest -q $(XDIST) tests/browser/test_site_in_browser.py) ) && exit $$rc
+	  $(PY) -m pytest -q $(XDIST) $(if $(XDIST),--dist worksteal) tests/browser/test_site_in_browser.py) ) && exit $$rc
 
 # For authors: measure the notebooks against the course conventions (the tool lives beside the checkout).
 lint:  ## (লেখকদের) পাশের course_lint.py দিয়ে notebook-এর রীতি মাপে
