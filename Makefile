@@ -122,7 +122,7 @@ browser-test: $(VENV)/.stamp-test  ## browser-এ প্রতিটি পা�
 	@( $(call timed,browser: lessons,MISHRAN_BROWSER=1 $(PY) -m pytest -q tests/browser/test_lessons_in_browser.py) ); rc=$$?; \
 	( $(call timed,site build,$(PY) tools/build_site.py --out $(SITE_DIR) --executed out/browser/executed) ) && \
 	( $(call timed,browser: site,MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" \
-	  $(PY) -m pytest -q $(XDIST) tests/browser/test_site_in_browser.py) ) && exit $$rc
+	  $(PY) -m pytest -q $(XDIST) $(if $(XDIST),--dist worksteal) tests/browser/test_site_in_browser.py) ) && exit $$rc
 
 # For authors: measure the notebooks against the course conventions (standard library only: no .venv needed).
 lint:  ## (লেখকদের) tools/course_lint.py দিয়ে notebook-এর রীতি মাপে

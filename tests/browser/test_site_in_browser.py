@@ -127,6 +127,28 @@ async () => {
 """
 
 
+class Requests:
+    """The page's requests still under way. Playwright's "networkidle" at times never came here (lesson 05's page,
+    1 load in 5 on a busy machine, for 120 s) after every request it had reported had finished; this waits for those
+    requests to finish or fail, then for half a second without a new one."""
+
+    def __init__(self, page):
+        self.open: set = set()
+        page.on("request", lambda r: self.open.add(r))
+        page.on("requestfinished", lambda r: self.open.discard(r))
+        page.on("requestfailed", lambda r: self.open.discard(r))
+
+    def settle(self, page, quiet_ms: int = 500, timeout_ms: int = 30_000) -> bool:
+        calm = waited = 0
+        while waited < timeout_ms:
+            calm = calm + 100 if not self.open else 0
+            if calm >= quiet_ms:
+                return True
+            page.wait_for_timeout(100)
+            waited += 100
+        return False
+
+
 @pytest.mark.parametrize("rel", site_pages() or ["index.html"])
 def test_site_page_in_browser(rel, site_url, browser, shots):
     assert (SITE / rel).is_file(), f"no site in {SITE}: run `make site` first"
@@ -146,9 +168,10 @@ def test_site_page_in_browser(rel, site_url, browser, shots):
             route.abort()
 
     page.route("**/*", only_the_site)
+    requests = Requests(page)
     try:
         page.goto(site_url + rel, wait_until="load")
-        page.wait_for_load_state("networkidle")
+        assert requests.settle(page), f"{rel}: requests still open 30 s after the page loaded: {requests.open}"
         for _ in range(40):                              # the widget manager draws after it loads
             state = page.evaluate(PAGE_STATE_JS)
             if state["drawn"] == state["views"]:
