@@ -222,8 +222,16 @@ def make_exporter():
     return exporter
 
 
+CODE_IN_MARKDOWN = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+
+
+def has_math(markdown: str) -> bool:
+    """$…$ in the prose, not inside code (a shell's `$OUT` in a code span is not a formula for MathJax)."""
+    return "$" in CODE_IN_MARKDOWN.sub("", markdown)
+
+
 def render(exporter, nb, root: str, nav: str, title: str) -> str:
-    math = any(c.cell_type == "markdown" and "$" in c.source for c in nb.cells)
+    math = any(c.cell_type == "markdown" and has_math(c.source) for c in nb.cells)
     exporter.widget_renderer_url = f"{root}_static/html-manager/embed.js"
     nb.metadata["title"] = title
     footer = (f'কোড MIT (<a href="{root}LICENSE">LICENSE</a>), পাঠের লেখা আর docs CC BY-SA 4.0 '
