@@ -100,3 +100,15 @@ def test_fp8_recipes_say_which_gradients_are_e5m2_and_where_fast_accumulation_is
     assert table["backward, grad_weight-এর গুণে use_fast_accum"] == ("False", "False")
     assert table["round_scales_to_power_of_2"] == ("False", "True")
     assert [label for label, _ in speed.FP8_RECIPE_FIELDS] == [r[0] for r in rows]
+
+
+def test_the_h200_offload_figures_lesson_06_shows_are_complete():
+    ref = speed.reference_figures("06")
+    assert ref["device"]["name"] == "NVIDIA H200" and ref["date"] and ref["device"]["cpu_cores"] == 16
+    off = ref["offload"]
+    # DeepSpeedCPUAdam 1.9x the plain ZeRO-2 step, torch's AdamW on the CPU 2.3x; both save the same GPU memory
+    assert round(off["cpu_adam"]["step_ms"] / off["no_offload"]["step_ms"], 1) == 1.9
+    assert round(off["torch_adamw"]["step_ms"] / off["no_offload"]["step_ms"], 1) == 2.3
+    assert off["cpu_adam"]["peak_mib"] < off["no_offload"]["peak_mib"] and off["cpu_adam"]["build_s"] > 0
+    with pytest.raises(ValueError):
+        speed.reference_figures("05")

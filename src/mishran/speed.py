@@ -251,12 +251,15 @@ def vocab_sweep(sizes: bench.BenchSizes, device: str, vocabs=(8192, 8191, 8256),
     return rows
 
 
-def reference_figures() -> dict | None:
-    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৭-এর ফল (mishran/results/h200_lesson07.json); না থাকলে None।
+def reference_figures(lesson: str = "07") -> dict | None:
+    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৬ বা ০৭-এর ফল (mishran/results/h200_lesson<lesson>.json); না থাকলে None।
 
-    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, স্পষ্ট করে লিখে।
+    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।
     """
-    path = resources.files("mishran") / "results" / "h200_lesson07.json"
+    if lesson not in ("06", "07"):
+        raise ValueError(f"রেকর্ড করা ফল আছে শুধু পাঠ '06' আর '07'-এর (recorded figures exist for '06', '07'); "
+                         f"পেয়েছি {lesson!r}")
+    path = resources.files("mishran") / "results" / f"h200_lesson{lesson}.json"
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))

@@ -64,7 +64,9 @@ def _fit_answer(num_params: float, gpu_gb: float, activation_gb: float, ckpt_kee
                 ckpt_time: float, offload_time: float) -> str:
     """যেগুলো ধরে তাদের মধ্যে যেটার ধাপ সবচেয়ে কম ধীর (এক GPU, mixed precision Adam, প্রবন্ধের 16Ψ)।"""
     psi = float(num_params) / 1e9
-    states = {"A": 16 * psi, "B": 16 * psi, "C": 4 * psi, "D": 4 * psi}      # offload: GPU-তে শুধু 2 + 2
+    # offload: DeepSpeed-এর estimator (estimate_zero2_model_states_mem_needs, cpu_offload=True) GPU-তে শুধু
+    # ১৬-বিট ওজন গোনে, 2Ψ — gradient bucket ধরে CPU-তে যায়, bucket-এর মাপ Ψ-এর সঙ্গে বাড়ে না
+    states = {"A": 16 * psi, "B": 16 * psi, "C": 2 * psi, "D": 2 * psi}
     acts = {"A": activation_gb, "B": ckpt_keep * activation_gb, "C": activation_gb,
             "D": ckpt_keep * activation_gb}
     cost = {"A": 1.0, "B": ckpt_time, "C": offload_time, "D": ckpt_time * offload_time}
@@ -85,8 +87,9 @@ def check_cheapest_fit(num_params: float, gpu_gb: float, activation_gb: float, c
     if key == _fit_answer(num_params, gpu_gb, activation_gb, ckpt_keep, ckpt_time, offload_time):
         return say(True, "যেগুলো ধরে, তার মধ্যে এটার দাম (ধাপের সময়) সবচেয়ে কম।")
     return say(False, "প্রতিটি পথের জন্য দুটি সংখ্যা লেখো: GPU-তে model state (mixed precision Adam-এ ওজনপ্রতি ১৬ "
-                      "বাইট; offload-এ GPU-তে থাকে শুধু ১৬-বিট ওজন আর gradient) আর activation (checkpointing-এ তার "
-                      "কত ভাগ থাকে?)। যেগুলো GPU-তে ধরে, তাদের মধ্যে মাপা সময়ের দাম তুলনা করো।")
+                      "বাইট; offload-এ DeepSpeed-এর estimator GPU-তে কত গোনে, অংশ ৪-এর ছাপা সারণির offload সারি "
+                      "দেখো) আর activation (checkpointing-এ তার কত ভাগ থাকে?)। যেগুলো GPU-তে ধরে, তাদের মধ্যে "
+                      "মাপা সময়ের দাম তুলনা করো।")
 
 
 CSR_QUESTION = {"value_bytes": 2, "index_bytes": 8}
