@@ -93,7 +93,8 @@ def check_cheapest_fit(num_params: float, gpu_gb: float, activation_gb: float, c
 
 
 CSR_QUESTION = {"value_bytes": 2, "index_bytes": 8}
-"""অনুশীলনী ০৬.৪: ছাঁটা FP16 ওজন CSR-এ — প্রতিটি শূন্য-নয় মানের জন্য মান (২ বাইট) আর কলামের নম্বর (int64, ৮ বাইট)।"""
+"""অনুশীলনী ০৬.৪: ছাঁটা FP16 ওজন CSR-এ — প্রতিটি শূন্য-নয় মানের জন্য মান (২ বাইট) আর কলামের নম্বর (torch-এর ডিফল্ট
+int64, ৮ বাইট; int32-এ ৪)।"""
 
 
 def check_csr_break_even(answer, question: dict | None = None) -> Verdict:
