@@ -13,7 +13,13 @@ LINT := tools/course_lint.py
 # --allow-root: added separately, so it stays whatever LAB_ARGS says.
 LAB_ARGS ?=
 ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
-# What was asked for torch; a change re-runs the torch step (and says so).
+# pytest-xdist workers for the unit tests, the notebooks and the browser tests: CI's machine has 2 cores, and each
+# test process then keeps to one torch thread (tests/conftest.py). TEST_JOBS=1: one process, as plain pytest.
+TEST_JOBS ?= 2
+XDIST := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS))
+# When this make started: `make test` reports how long the install took, if it ran.
+MAKE_START := $(shell date +%s)
+# What was asked for torch, as said in messages (the stamp keeps TORCH_SPEC and TORCH_PIP_ARGS on a line each).
 TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
 
 .PHONY: lab test unit notebooks lint clean-notebooks colab help student lint-code python-check site browser-test FORCE
@@ -30,11 +36,19 @@ python-check:  ## Python 3.10 বা নতুন কি না দেখে (�
 
 # The torch step is atomic: the stamp is written only after torch imports, so a failed or interrupted install
 # (a wrong TORCH_SPEC, a dropped connection) is retried next time instead of leaving a half-made .venv behind.
+# What was asked for torch is remembered; a changed request re-runs the torch step and says so. Unless only
+# TORCH_SPEC changed and the installed torch already meets it (CI's torch==2.13.0, then a plain `make lab` with
+# torch>=2.11): then the request is rewritten with the torch step's own time, so nothing after it re-installs.
 $(VENV)/.torch-request: FORCE
 	@mkdir -p $(VENV)
-	@if [ -f $@ ] && [ "$$(cat $@)" != "$(TORCH_REQUEST)" ]; then \
-	echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(cat $@)', এখন '$(TORCH_REQUEST)'"; fi
-	@[ -f $@ ] && [ "$$(cat $@)" = "$(TORCH_REQUEST)" ] || echo "$(TORCH_REQUEST)" > $@
+	@new="$$(printf '%s\n%s' "$(TORCH_SPEC)" "$(TORCH_PIP_ARGS)")"; \
+	if [ -f $@ ] && [ "$$(cat $@)" != "$$new" ]; then \
+	  echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(echo $$(cat $@))', এখন '$(TORCH_REQUEST)'"; \
+	  if [ -f $(VENV)/.stamp-torch ] && [ "$$(sed -n 2p $@)" = "$(TORCH_PIP_ARGS)" ] && \
+	     have="$$($(PY) tools/torch_check.py --satisfies "$(TORCH_SPEC)" 2>/dev/null)" && [ -n "$$have" ]; then \
+	    echo "$$new" > $@; touch -r $(VENV)/.stamp-torch $@; echo "$$have"; exit 0; fi; \
+	fi; \
+	[ -f $@ ] && [ "$$(cat $@)" = "$$new" ] || echo "$$new" > $@
 
 $(VENV)/.stamp-torch: $(VENV)/.torch-request | python-check
 	@rm -f $@
@@ -53,26 +67,43 @@ $(VENV)/.stamp-lab: pyproject.toml $(VENV)/.stamp-torch
 
 $(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-torch
 	$(PIP) install -q -e ".[lab,test]"
+	@echo $(MAKE_START) > $(VENV)/.installed-by
 	touch $@ $(VENV)/.stamp-lab
 
 lab: $(VENV)/.stamp-lab  ## .venv তৈরি/হালনাগাদ করে JupyterLab-এ পাঠ ০০ খোলে (LAB_ARGS="--port 8899" ইত্যাদি)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_ARGS) $(LAB_ARGS) $(FIRST_LESSON)
 
+# $(call timed,NAME,COMMAND): runs COMMAND and keeps its exit status; under `make test` (MISHRAN_PHASES names a
+# file) it also adds the row "NAME, seconds, status" to the table printed at the end.
+timed = s=$$(date +%s); $(2); rc=$$?; [ -z "$$MISHRAN_PHASES" ] || \
+	printf '%s\t%s\t%s\n' "$(1)" "$$(( $$(date +%s) - s ))" "$$rc" >> "$$MISHRAN_PHASES"; exit $$rc
+
 # ruff over the code (rules in pyproject.toml): zero findings, before any test runs.
 lint-code: $(VENV)/.stamp-test  ## ruff দিয়ে src/ tests/ tools/ conftest.py setup.py যাচাই (শূন্য finding)
-	$(PY) -m ruff check src tests tools conftest.py setup.py
+	@$(call timed,ruff,$(PY) -m ruff check src tests tools conftest.py setup.py)
 
+# Unit tests, two test files at a time (pytest-xdist; a file stays in one process, with its module fixtures).
 unit: $(VENV)/.stamp-test  ## শুধু unit tests (tests/)
-	$(PY) -m pytest -q tests
+	@$(call timed,unit tests,$(PY) -m pytest -q $(XDIST) $(if $(XDIST),--dist loadfile) tests)
 
+# Two notebooks at a time, each in its own kernel, every cell of one notebook in the same process.
 notebooks: $(VENV)/.stamp-test  ## nbval দিয়ে সব notebook চালায় (প্রতিটি CPU-তে ১২০ s-এর মধ্যে)
-	@start=$$(date +%s); \
-	$(PY) -m pytest -q --nbval-lax notebooks; rc=$$?; \
-	echo "notebooks: $$(( $$(date +%s) - start )) s in all"; exit $$rc
+	@$(call timed,notebooks (nbval),$(PY) -m pytest -q $(XDIST) $(if $(XDIST),--dist loadfile) --nbval-lax notebooks)
 
-test: lint-code unit notebooks browser-test  ## ruff, unit tests, সব notebook, তারপর browser-এ পাঠ ও ওয়েবসাইট
+# Every phase runs even after one failed (make -k), so one run shows every failure; then a table of each phase's
+# time and status. The exit status is the first failing phase's.
+test: $(VENV)/.stamp-test  ## ruff, unit tests, সব notebook, তারপর browser-এ পাঠ ও ওয়েবসাইট; শেষে প্রতিটি ধাপের সময়
+	@t="$(abspath $(VENV))/.test-phases"; : > "$$t"; \
+	if [ "$$(cat $(VENV)/.installed-by 2>/dev/null)" = "$(MAKE_START)" ]; then \
+	  printf 'install\t%s\t0\n' "$$(( $$(date +%s) - $(MAKE_START) ))" >> "$$t"; fi; rm -f $(VENV)/.installed-by; \
+	MISHRAN_PHASES="$$t" $(MAKE) --no-print-directory -k lint-code unit notebooks browser-test; rc=$$?; \
+	echo; echo "make test: each phase's time"; \
+	awk -F'\t' '{ printf "  %-20s %5d s   %s\n", $$1, $$2, ($$3 == 0 ? "ok" : "FAILED (exit " $$3 ")") }' "$$t"; \
+	all=$$(( $$(date +%s) - $(MAKE_START) )); printf '  %-20s %5d s   (%d min %02d s)\n' "in all" $$all $$((all / 60)) $$((all % 60)); \
+	first=$$(awk -F'\t' '$$3 != 0 { print $$3; exit }' "$$t"); rm -f "$$t"; \
+	[ $$rc = 0 ] || exit $${first:-$$rc}
 
-# The course website (issue 12): tools/build_site.py runs every lesson once (nbclient) and renders it with
+# The course website: tools/build_site.py runs every lesson once (nbclient) and renders it with
 # nbconvert's lab template plus a small one of ours (site/templates/mishran). Chosen over Jupyter Book:
 # nbconvert comes with JupyterLab already, builds offline (the widget manager and MathJax are two npm
 # tarballs, fetched once into build/site-vendor/) and quickly on 2 cores; Jupyter Book 2 downloads its theme
@@ -84,11 +115,12 @@ site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট 
 # Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, saved, every widget touched
 # once; the site is then built from those saved lessons (each lesson runs once for both) and every page of
 # it opened. Screenshots in out/browser/. Needs `apt-get install chromium fonts-beng npm` (README).
+# Lessons and pages are spread over TEST_JOBS browsers (each worker has its own JupyterLab and Chromium).
 browser-test: $(VENV)/.stamp-test  ## browser-এ প্রতিটি পাঠ (JupyterLab), তারপর ওয়েবসাইট বানিয়ে যাচাই
-	@MISHRAN_BROWSER=1 $(PY) -m pytest -q tests/browser/test_lessons_in_browser.py; rc=$$?; \
-	$(PY) tools/build_site.py --out $(SITE_DIR) --executed out/browser/executed && \
-	MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" $(PY) -m pytest -q tests/browser/test_site_in_browser.py \
-	&& exit $$rc
+	@( $(call timed,browser: lessons,MISHRAN_BROWSER=1 $(PY) -m pytest -q $(XDIST) tests/browser/test_lessons_in_browser.py) ); rc=$$?; \
+	( $(call timed,site build,$(PY) tools/build_site.py --out $(SITE_DIR) --executed out/browser/executed) ) && \
+	( $(call timed,browser: site,MISHRAN_BROWSER=1 MISHRAN_SITE_DIR="$(abspath $(SITE_DIR))" \
+	  $(PY) -m pytest -q $(XDIST) tests/browser/test_site_in_browser.py) ) && exit $$rc
 
 # For authors: measure the notebooks against the course conventions (standard library only: no .venv needed).
 lint:  ## (লেখকদের) tools/course_lint.py দিয়ে notebook-এর রীতি মাপে

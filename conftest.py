@@ -68,7 +68,7 @@ def pytest_terminal_summary(terminalreporter):
     for path, s in sorted(_seconds.items()):
         flag = "" if s <= NOTEBOOK_LIMIT_S else f"  ← over {NOTEBOOK_LIMIT_S:g} s: FAILED (time budget)"
         terminalreporter.write_line(f"{s:7.1f} s  {path}{flag}")
-    terminalreporter.write_line(f"{sum(_seconds.values()):7.1f} s  all notebooks")
+    terminalreporter.write_line(f"{sum(_seconds.values()):7.1f} s  sum of all notebooks")
     for path, s in sorted(_over_limit().items()):
         terminalreporter.write_line(f"FAILED {path}: {s:.1f} s > {NOTEBOOK_LIMIT_S:g} s, the per-notebook time budget",
                                     red=True)

@@ -1,10 +1,10 @@
-"""The Colab setup cell, run in a simulated Colab kernel (issue 13).
+"""The Colab setup cell, run in a simulated Colab kernel.
 
 The simulated runtime: a small virtual environment whose own site-packages holds matplotlib 3.10 (as Colab's
 image does) and which sees this checkout's .venv (torch, DeepSpeed, ipykernel, ...) only *behind* it, through a
 .pth line; a fake `google.colab` module imported when the kernel starts; and, like Colab, matplotlib imported at
 start-up. The course is installed by the setup cell itself, from a git repository holding a snapshot of this
-working tree (MISHRAN_REPO points there), with pip offline (a small wheelhouse cached under /tmp).
+working tree (MISHRAN_REPO points there), with pip offline (a small wheelhouse cached in build/colab-test/).
 
 What is checked, end to end:
 - a fresh runtime without matplotlib loaded: the cell installs the course and the lesson's imports work;
@@ -14,6 +14,8 @@ What is checked, end to end:
 - a wrong repository address and a failing pip each stop with a Bengali explanation;
 - a re-run after the course changed installs the new commit and asks for a restart.
 The first run fills the cache (needs the network once: pip download of three wheels); later runs are offline.
+The setup cell clones into Colab's own fixed /tmp/mishran-src, as it does there; the module removes that clone
+when it is done, so nothing of the test stays in the system's temporary folder.
 """
 import contextlib
 import fcntl
@@ -37,7 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import colab  # noqa: E402
 
-CACHE = Path(os.environ.get("MISHRAN_COLAB_TEST_CACHE", "/tmp/mishran-colab-test"))
+CACHE = Path(os.environ.get("MISHRAN_COLAB_TEST_CACHE", ROOT / "build" / "colab-test"))   # build/ is git-ignored
+COLAB_SRC = Path("/tmp/mishran-src")           # where the setup cell clones the course, as on Colab
+LOCK = Path("/tmp/mishran-src.test-lock")      # beside the clone: one per machine, whichever checkout tests
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 OLD_MPL = "3.10.9"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -215,12 +219,24 @@ def assert_course_is_the_installed_one(text, runtime):
 
 @contextlib.contextmanager
 def _one_suite_at_a_time():
-    """This module on one machine, one run at a time: the runs share the cache, and the setup cell clones into
-    Colab's fixed /tmp/mishran-src (two checkouts testing at once used to trip over each other). A second run
-    waits here for the first."""
-    with open("/tmp/mishran-src.test-lock", "w") as handle:      # beside the clone, whatever CACHE is
+    """This module on one machine, one run at a time: the setup cell clones into Colab's fixed /tmp/mishran-src
+    (two checkouts testing at once used to trip over each other). A second run waits here for the first. At the
+    end the clone and the lock file are removed; a run that waited on a lock file since removed takes a new one."""
+    while True:
+        handle = open(LOCK, "a")                                   # closed below, once the lock is let go
         fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            if os.stat(LOCK).st_ino == os.fstat(handle.fileno()).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        handle.close()
+    try:
         yield
+    finally:
+        shutil.rmtree(COLAB_SRC, ignore_errors=True)
+        LOCK.unlink(missing_ok=True)                               # still ours: removed before it is released
+        handle.close()
 
 
 @pytest.fixture(scope="module")

@@ -254,7 +254,8 @@ def test_generate_rejects_bad_arguments_in_bengali_and_english():
     start = torch.zeros(1, 1, dtype=torch.long)
     for kwargs, english in [({"top_k": 0}, "top_k must be a positive integer"),
                             ({"temperature": 0.0}, "temperature must be >= 0.001"),
-                            ({"max_new_tokens": -1}, "max_new_tokens must be a non-negative integer")]:
+                            ({"max_new_tokens": -1}, "max_new_tokens must be an integer in"),
+                            ({"max_new_tokens": 2 ** 2000}, "max_new_tokens must be an integer in")]:
         args = {"max_new_tokens": 2, **kwargs}
         with pytest.raises(ValueError, match=english):
             model.generate(start, **args)

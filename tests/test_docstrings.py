@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ["mishran.formats", "mishran.scaling", "mishran.train", "mishran.data", "mishran.models", "mishran.ds",
         "mishran.ds_config", "mishran.util", "mishran.exercises.core", "mishran.exercises.lesson01",
         "mishran.exercises.lesson02", "mishran.exercises.lesson03", "mishran.exercises.lesson04",
-        "mishran.exercises.lesson05", "mishran.hardware", "mishran.simulation", "mishran.plots", "mishran.widgets",
+        "mishran.exercises.lesson05", "mishran.hardware", "mishran.simulation", "mishran.plots", "mishran.figures",
+        "mishran.figure_inputs", "mishran.widgets",
         "mishran.fp8", "mishran.quantize", "mishran.ddp_demo"]
 
 

@@ -120,7 +120,7 @@ def test_reinitializing_frees_the_old_engines_optimizer_and_weights(data, stage)
 
 
 def test_stepping_only_at_the_boundary_never_reaches_it(data):
-    """exercises.lesson05.DEEPSPEED_LOOPS['B']: engine.step() counts the micro-steps, so call it every time."""
+    """exercises.lesson05.BOUNDARY_ONLY_LOOP: engine.step() counts the micro-steps, so call it every time."""
     cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32", device="cpu")
     engine = ds.initialize(_gpt(data), cfg)
     for x, y in [data.get_batch("train", 4, 32, device=engine.device, generator=torch.Generator().manual_seed(i))
@@ -142,6 +142,9 @@ def test_an_optimizer_cannot_be_reused_by_a_second_engine(data):
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_engine_backward_divides_by_accumulation_steps(data, precision, exact_attention):
+    """engine.backward(loss) = (loss / k).backward(), and the course's config sums the k micro-gradients in FP32
+    (in BF16 too: ZeRO-1 with grad_accum_dtype fp32), read where the optimizer reads them (safe_get_full_grad)."""
+    from deepspeed.utils import safe_get_full_grad
     accum = 4
     model = _gpt(data)
     reference = copy.deepcopy(model).to(torch.bfloat16 if precision == "bf16" else torch.float32)
@@ -158,19 +161,26 @@ def test_engine_backward_divides_by_accumulation_steps(data, precision, exact_at
         if i < accum - 1:
             engine.step()                          # not a boundary: no step, gradients kept
             assert all(p.grad is not None for p in engine.module.parameters())
-    for x, y in batches:                           # by hand: (loss / accum).backward() four times
+    summed = [torch.zeros_like(q, dtype=torch.float32) for q in reference.parameters()]
+    for x, y in batches:                   # by hand: (loss / accum).backward(), each micro-gradient added in FP32
+        reference.zero_grad()
         _, loss = reference(x, y)
         (loss / accum).backward()
+        for total, q in zip(summed, reference.parameters(), strict=True):
+            total += q.grad.float()
     assert boundary == [False, False, False, True] and engine.global_steps == 0
-    for p, q in zip(engine.module.parameters(), reference.parameters(), strict=True):
-        assert _same(p.grad, q.grad, rtol=2e-2 if precision == "bf16" else 1e-4)
+    for p, total in zip(engine.module.parameters(), summed, strict=True):
+        assert safe_get_full_grad(p).dtype == torch.float32
+        assert _same(safe_get_full_grad(p), total, rtol=2e-2 if precision == "bf16" else 1e-4)
     engine.step()                                  # the boundary: step, then gradients zeroed
     assert engine.global_steps == 1 and all(p.grad is None for p in engine.module.parameters())
 
 
 @pytest.mark.parametrize("stage", [0, 1])
 def test_checkpoint_resume_reproduces_the_uninterrupted_losses(data, tmp_path, stage, exact_attention):
-    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, zero_stage=stage, device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # stage 0 with accumulation warns about BF16 sums
+        cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, zero_stage=stage, device="cpu")
     engine = ds.initialize(_gpt(data), cfg)
     g = torch.Generator().manual_seed(3)
     _train(engine, data, g, 4)
@@ -198,8 +208,15 @@ def test_model_states_are_16_bytes_per_parameter_in_bf16(data):
     assert got["total"] == ds_config.zero_model_state_bytes(n, 0)["total"]
 
 
-def test_loss_scale_log_records_a_skipped_bf16_step(data):
-    engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+@pytest.mark.parametrize("stage", [None, 0])
+def test_loss_scale_log_records_a_skipped_bf16_step(data, stage):
+    """Both BF16 optimizers skip a step whose gradients hold a NaN; only ZeRO-0's FP16_UnfusedOptimizer says so in
+    the log: the course's default (ZeRO-1, FP32 sums: BF16_Optimizer) skips it without a line."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # stage 0 with accumulation warns about BF16 sums
+        cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, zero_stage=stage, device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)
+    assert type(engine.optimizer).__name__ == ("FP16_UnfusedOptimizer" if stage == 0 else "BF16_Optimizer")
     g = torch.Generator().manual_seed(0)
     with ds.LossScaleLog(engine) as log:
         for i in range(8):
@@ -210,7 +227,7 @@ def test_loss_scale_log_records_a_skipped_bf16_step(data):
             log.record()
     assert log.steps == [1, 2, 3, 4] and log.scales == [None] * 4
     assert log.overflows == [False, True, False, False] and log.skipped_steps == [2] and engine.skipped_steps == 1
-    assert any("overflow" in m.lower() for m in log.rows[1].messages)
+    assert any("overflow" in m.lower() for m in log.rows[1].messages) is (stage == 0)
     assert "হ্যাঁ" in str(log)
 
 
@@ -315,6 +332,130 @@ def test_fp16_stage0_policy_and_its_unscaled_loss(fp16_on_cpu):
         # DeepSpeed PR #8393: engine.backward does not multiply the loss by the scale at stage 0, so the
         # gradients after backward are the plain ones (|g| far below 65536 × |g|)
         assert max(v for v in grad_max if math.isfinite(v)) < 1e3
+
+
+def test_fp16_zero_1_sums_in_fp16_by_default_and_in_fp32_with_the_course_config(fp16_on_cpu, data):
+    """FP16 + ZeRO-1 (DeepSpeedZeroOptimizer): without data_types the micro-gradients are added in FP16 (.grad);
+    the course's config adds them in FP32 (the grad_accum attribute) and reduces them in FP32."""
+    import deepspeed
+    k = 16
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=k, capability=(7, 5),
+                                      fp16_options={"initial_scale_power": 8})
+    assert cfg["zero_optimization"]["stage"] == 1 and cfg["data_types"] == {"grad_accum_dtype": "fp32"}
+    errors = {}
+    for name, dropped in (("course", ()), ("default", ("data_types", "communication_data_type"))):
+        model = _gpt(data)
+        engine, *_ = deepspeed.initialize(model=model, optimizer=torch.optim.AdamW(model.parameters()),
+                                          config={key: v for key, v in cfg.items() if key not in dropped})
+        g = torch.Generator().manual_seed(0)
+        batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(k)]
+        from mishran import ds_numerics
+        errors[name] = ds_numerics.accumulation_error(engine, batches)
+        ds.release(engine)
+    assert errors["course"]["accumulate_dtype"] == torch.float32 and errors["course"]["error"] < 1e-6
+    assert errors["default"]["accumulate_dtype"] == torch.float16 and errors["default"]["error"] > 1e-4
+
+
+# ---------------------------------------------------------------- where the micro-gradients are summed
+
+def _accumulation(data, cfg, k, dropped=()):
+    """ds_numerics.accumulation_error for a tiny TinyGPT under cfg (keys in `dropped` removed first)."""
+    from mishran import ds_numerics
+    cfg = {key: value for key, value in cfg.items() if key not in dropped}
+    engine = ds.initialize(_gpt(data), cfg)
+    g = torch.Generator().manual_seed(0)
+    batches = [data.get_batch("train", 4, 32, device=engine.device, generator=g) for _ in range(k)]
+    return ds_numerics.accumulation_error(engine, batches)
+
+
+def test_bf16_micro_gradients_are_summed_in_fp32_by_the_course_config_and_in_bf16_at_zero_0(data):
+    """k = 16, against the FP64 sum of the very micro-gradients the engine added (hooks): ZeRO-0 adds them in BF16;
+    ZeRO-1 with grad_accum_dtype fp32 adds them in FP32 but rounds the sum to BF16 once more for the reduce
+    (communication_data_type defaults to the model dtype, even in one process); the course's config does neither."""
+    k = 16
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=k, precision="bf16", device="cpu")
+    course = _accumulation(data, cfg, k)
+    assert course["optimizer"] == "BF16_Optimizer" and course["accumulate_dtype"] == torch.float32
+    assert course["communication_dtype"] == torch.float32 and course["error"] < 1e-6
+    bf16_reduce = _accumulation(data, cfg, k, dropped=("communication_data_type",))
+    assert bf16_reduce["communication_dtype"] == torch.bfloat16 and bf16_reduce["error"] > 1e-4
+    with pytest.warns(UserWarning, match="gradients accumulate in BF16 with ZeRO stage 0"):
+        cfg0 = ds_config.config_for_device(micro_batch=4, accumulation_steps=k, precision="bf16", device="cpu",
+                                           zero_stage=0)
+    stage0 = _accumulation(data, cfg0, k)
+    assert stage0["optimizer"] == "FP16_UnfusedOptimizer" and stage0["accumulate_dtype"] == torch.bfloat16
+    assert stage0["error"] > 1e-3 > 1000 * course["error"]
+
+
+def test_deepspeed_itself_refuses_fp32_sums_at_zero_stage_0(data):
+    """The oracle for validate_config's check: DeepSpeed's own message, raised while it builds the optimizer."""
+    import deepspeed
+    ds.setup_single_process()
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="bf16", device="cpu")
+    cfg["zero_optimization"] = {"stage": 0}
+    with pytest.raises(ds_config.DeepSpeedConfigError, match="unsupported mix of model_dtype and grad_accum_dtype"):
+        ds_config.validate_config(cfg, world_size=1, device="cpu")
+    model = _gpt(data)
+    with pytest.raises(NotImplementedError, match="unsupported mix of model_dtype=torch.bfloat16 and "
+                                                  "grad_accum_dtype=torch.float32"):
+        deepspeed.initialize(model=model, optimizer=torch.optim.AdamW(model.parameters()), config=cfg)
+
+
+def test_accumulation_error_wants_one_optimizer_step_of_micro_batches(data):
+    from mishran import ds_numerics
+    engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+    with pytest.raises(ValueError, match="exactly gradient_accumulation_steps micro-batches"):
+        ds_numerics.accumulation_error(engine, [data.get_batch("train", 4, 32)] * 3)
+
+
+def test_initialize_keeps_the_bf16_optimizers_memory_report_off(data, capfd):
+    """BF16_Optimizer calls see_memory_usage(force=True) seven times: gc.collect, printed lines, and a reset of
+    the GPU's peak-memory counter. ds.initialize switches it off while the engine is built, then restores it."""
+    import deepspeed.runtime.bf16_optimizer as bf16_module
+    before = bf16_module.see_memory_usage
+    engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
+    assert type(engine.optimizer).__name__ == "BF16_Optimizer"
+    assert "MA " not in capfd.readouterr().out and bf16_module.see_memory_usage is before
+
+
+def test_deepspeeds_own_loss_scaler_writes_the_lines_our_policy_writes():
+    """Driven by hand (no engine, as lesson 05 does on a CPU without FP16), DeepSpeed's DynamicLossScaler logs its
+    OVERFLOW lines; loss_scale_messages collects them, and the course's DeepSpeedLossScaler wrote the same."""
+    from deepspeed.runtime.fp16.loss_scaler import DynamicLossScaler
+    ds.setup_single_process()                       # DeepSpeed logs these lines on rank 0 only
+    flags = [True, True, True, False, False, False, True, False]
+    theirs = DynamicLossScaler(init_scale=2.0 ** 20, scale_window=2, min_scale=1, delayed_shift=2,
+                               consecutive_hysteresis=False)
+    lines = []
+    for found_inf in flags:
+        with ds.loss_scale_messages() as caught:
+            theirs.update_scale(found_inf)
+        lines.append(caught[0] if caught else None)
+    ours = simulate(DeepSpeedLossScaler(init_scale=2.0 ** 20, scale_window=2, hysteresis=2), flags)
+    assert lines == [r["message"] for r in ours]
+    assert lines[0] == ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1048576, but hysteresis "
+                        "is 2. Reducing hysteresis to 1")
+
+
+def test_a_16_bit_engine_runs_layernorm_softmax_and_loss_in_16_bit_unless_the_model_upcasts(data):
+    """No autocast in a BF16 engine: every op of OneBlockLM runs in BF16, the loss too; with upcast=True (as TinyGPT
+    upcasts its logits) LayerNorm, softmax and the loss run in FP32, and the loss moves far less from FP64."""
+    from mishran import ds_numerics
+    g = torch.Generator().manual_seed(0)
+    batches = [data.get_batch("train", 8, 32, generator=g) for _ in range(4)]
+    reference = ds_numerics.fp64_reference(ds_numerics.OneBlockLM(data.vocab_size, n_embd=32), batches)
+    cfg = ds_config.config_for_device(micro_batch=8, precision="bf16", device="cpu")
+    got = {}
+    for upcast in (False, True):
+        engine = ds.initialize(ds_numerics.OneBlockLM(data.vocab_size, n_embd=32, upcast=upcast), cfg)
+        device_batches = [(x.to(engine.device), y.to(engine.device)) for x, y in batches]
+        got[upcast] = ds_numerics.compare_with_reference(engine, engine.module, device_batches, reference,
+                                                         backward=engine.backward)
+    assert set(got[False]["dtypes"].values()) == {torch.bfloat16}
+    assert got[True]["dtypes"] == {"LayerNorm": torch.float32, "softmax": torch.float32, "logits": torch.bfloat16,
+                                   "loss": torch.float32}
+    assert got[False]["loss_error"] > 10 * got[True]["loss_error"]
+    assert 0 < got[True]["grad_error"] < 0.05 and 0 < got[False]["grad_error"] < 0.05
 
 
 # ---------------------------------------------------------------- GPU only

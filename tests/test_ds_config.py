@@ -168,6 +168,61 @@ def test_fp16_at_zero_stage_0_warns_about_the_unscaled_loss():
     assert cfg["zero_optimization"]["stage"] == 0
 
 
+@pytest.mark.parametrize("stage", [None, 0, 1, 2, 3])
+@pytest.mark.parametrize("accumulation", [1, 4])
+@pytest.mark.parametrize("name", precision.NAMES)
+def test_16_bit_gradients_are_summed_in_fp32_whenever_they_are_accumulated(name, accumulation, stage, monkeypatch):
+    """With accumulation > 1 a 16-bit engine would add its micro-gradients in 16 bits (DeepSpeed's default
+    grad_accum_dtype is the model dtype); the course's config asks ZeRO 1-3 to add them, and to reduce them, in FP32.
+    ZeRO-0 cannot (DeepSpeed refuses that mix), so the default stage is 1 there and asking for 0 warns."""
+    monkeypatch.setattr(ds_config, "cpu_supports_fp16", lambda: True)
+    sixteen_bit_sums = name != "fp32" and accumulation > 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=accumulation, zero_stage=stage,
+                                          precision=name, device="cpu", world_size=1)
+    expected_stage = stage if stage is not None else (1 if name == "fp16" or sixteen_bit_sums else 0)
+    assert cfg["zero_optimization"]["stage"] == expected_stage
+    if sixteen_bit_sums and expected_stage > 0:
+        assert cfg["data_types"] == {"grad_accum_dtype": "fp32"} and cfg["communication_data_type"] == "fp32"
+    else:
+        assert "data_types" not in cfg and "communication_data_type" not in cfg
+    accumulation_warnings = [w for w in caught if "gradients accumulate in" in str(w.message)]
+    if sixteen_bit_sums and stage == 0:
+        assert len(accumulation_warnings) == 1
+        message = str(accumulation_warnings[0].message)
+        _bilingual(message, f"gradients accumulate in {name.upper()} with ZeRO stage 0")
+        assert "zero_stage=1" in message                                     # what to do instead
+    else:
+        assert not accumulation_warnings
+    assert ds_config.validate_config(cfg, world_size=1, device="cpu")["accumulation_steps"] == accumulation
+
+
+def test_fp32_sums_are_copied_into_each_config():
+    """Two configs must not share one data_types dict: a learner editing one would change the other."""
+    a = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="bf16", device="cpu", world_size=1)
+    b = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="bf16", device="cpu", world_size=1)
+    a["data_types"]["grad_accum_dtype"] = "bf16"
+    assert b["data_types"] == ds_config.FP32_SUMS["data_types"] == {"grad_accum_dtype": "fp32"}
+
+
+@pytest.mark.parametrize("spelling", ["fp32", "float32", "float", "torch.float32", "bf16", "half"])
+def test_validate_config_refuses_another_accumulation_dtype_at_zero_stage_0(spelling):
+    """DeepSpeed raises NotImplementedError ('unsupported mix of model_dtype and grad_accum_dtype') for these;
+    the check says it first, and says which stage can."""
+    model = "fp16" if spelling == "bf16" else "bf16"
+    config = {"train_batch_size": 8, "gradient_accumulation_steps": 2, model: {"enabled": True},
+              "zero_optimization": {"stage": 0}, "data_types": {"grad_accum_dtype": spelling}}
+    with pytest.raises(ds_config.DeepSpeedConfigError) as err:
+        ds_config.validate_config(config, world_size=1, device="cuda")
+    _bilingual(str(err.value), "unsupported mix of model_dtype and grad_accum_dtype")
+    assert '"stage": 1' in str(err.value)
+    config["zero_optimization"]["stage"] = 1                       # ZeRO 1-3 can
+    assert ds_config.validate_config(config, world_size=1, device="cuda")["accumulation_steps"] == 2
+    config.update({"zero_optimization": {"stage": 0}, "data_types": {"grad_accum_dtype": model}})
+    assert ds_config.validate_config(config, world_size=1, device="cuda")    # the model's own dtype is fine
+
+
 def test_deepspeed_optimizer_block_and_fp16_options():
     cfg = ds_config.config_for_device(micro_batch=2, capability=(7, 5), optimizer="AdamW", lr=3e-4,
                                       fp16_options={"initial_scale_power": 32}, zero_stage=2, world_size=1)

@@ -1,21 +1,53 @@
 """mishran.exercises.lesson00: each check's truth comes from an independent reckoning, and it can say no."""
+import pytest
 import torch
 
 from mishran.exercises import lesson00 as l00
 from mishran.formats import FORMATS
 
 
-def test_largest_model_is_the_hand_computed_one():
-    """Hand oracle: Adam + AMP keeps FP32 weights, FP32 grads and two FP32 moments = 16 bytes per parameter."""
+def test_largest_model_is_the_hand_computed_one(capsys):
+    """Hand oracle: Adam + AMP keeps FP32 weights, FP32 grads and two FP32 moments = 16 bytes per parameter, and the
+    8 GiB are for activations only, so autocast's 16-bit cast copy (2 bytes per matmul weight) needs room beside the
+    model state — exercise 03.2 counts it the same way."""
     budget = (24 - 8) * 2 ** 30
     params = {"350M": 350e6, "700M": 700e6, "1B": 1e9, "1.3B": 1.3e9, "2B": 2e9}
-    best = max((c for c, n in params.items() if n * 16 <= budget), key=params.get)
+    best = max((c for c, n in params.items() if n * (16 + 2) <= budget), key=params.get)
+    assert best == "700M"
     assert l00.check_largest_model(best)
+    capsys.readouterr()
+    assert not l00.check_largest_model("1B")             # fits on 16 bytes, not with the cast copy ...
+    assert "activation-এর বাজেটে সেটা ধরা নেই" in capsys.readouterr().out   # ... and is told what it left out
     assert not l00.check_largest_model("2B")             # the answer of someone who thinks AMP halves it (8 B)
-    assert not l00.check_largest_model("700M")           # fits, but is not the largest
+    assert not l00.check_largest_model("350M")           # fits, but is not the largest
     assert not l00.check_largest_model("3B")             # not a choice
     assert not l00.check_largest_model(...)               # blank: a reminder, no error
-    assert l00.check_largest_model("2B", gpu_gib=40, activation_gib=8)   # 32 GiB: 2e9 × 16 B = 29.8 GiB
+    assert "উত্তর এখনো লেখা হয়নি" in capsys.readouterr().out
+    assert l00.check_largest_model("1.3B", gpu_gib=40, activation_gib=8)   # 32 GiB: 1.3e9 × 18 B = 21.8 GiB
+    assert not l00.check_largest_model("2B", gpu_gib=40, activation_gib=8)  # 2e9 × 18 B = 33.5 GiB > 32
+
+
+def test_autocast_cast_copy_lives_for_the_region_and_is_saved_for_backward():
+    """The facts lesson 00 states about the cast copy, measured: autocast caches the 16-bit cast of a leaf FP32
+    weight that requires grad for the whole autocast region (two matmuls share one copy; a new region makes a new
+    one), and the matmul saves that copy for backward, so it outlives the region until backward frees it."""
+    layer = torch.nn.Linear(32, 32, bias=False)
+    x = torch.randn(4, 32, requires_grad=True)           # inside a network the input carries a gradient
+
+    def ptr(t):
+        return t.untyped_storage().data_ptr()
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y1, y2 = layer(x), layer(x)
+    first = y1.grad_fn._saved_mat2
+    assert first.dtype == torch.bfloat16 and ptr(first) == ptr(y2.grad_fn._saved_mat2)   # one copy per region
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y3 = layer(x)
+    assert ptr(y3.grad_fn._saved_mat2) != ptr(first)     # the cache ended with the region
+    assert y1.grad_fn._saved_mat2.dtype == torch.bfloat16  # yet the saved copy outlives the region ...
+    y1.float().sum().backward()
+    with pytest.raises(RuntimeError):                     # ... until backward frees it
+        _ = y1.grad_fn._saved_mat2
 
 
 def test_batch_prediction_is_judged_by_measurement():

@@ -22,6 +22,18 @@ def test_min_normal_scale_is_the_smallest_power_of_two(capsys):
     assert "not a power of two" in capsys.readouterr().out
 
 
+def test_min_normal_scale_hints_guide_without_giving_the_exponent(capsys):
+    """A wrong try is told which side it is on, never the logarithm that is the answer (log2(2^-14 / 3e-7) = 7.67,
+    'round up' would hand over 2^8)."""
+    assert not l02.check_min_normal_scale(3e-7, 2 ** 7)
+    too_small = capsys.readouterr().out
+    assert not l02.check_min_normal_scale(3e-7, 2 ** 12)
+    too_big = capsys.readouterr().out
+    assert "নিচে" in too_small and "আরও ছোট" in too_big
+    for hint in (too_small, too_big):
+        assert "7.6" not in hint and "log2" not in hint and "256" not in hint and "2^8" not in hint
+
+
 def test_scale_after_a_sequence_follows_each_policy():
     seq = "x..x.....xx......"
     # by hand: x→2^15; x→2^14; 4 clean→2^15; xx→2^13; 4 clean→2^14 (2 more clean steps change nothing)

@@ -1,26 +1,42 @@
-"""Lesson 04 exercise checks (gradient accumulation): blanks never fail, hand-counted answers pass, wrong ones fail."""
+"""Lesson 04 exercise checks (gradient accumulation): blanks never fail, hand-counted answers pass, wrong ones fail
+with a hint that does not name the answer."""
+import pytest
+
 from mishran.exercises import lesson04 as l04
 
 
 def test_lesson04_blank_answers_do_not_fail(capsys):
-    assert not l04.check_microbatch_weight(6, 30, ...)
-    assert not l04.check_allreduce_count(10, 4, True, ...)
+    assert not l04.check_partial_step_weight(...)
+    assert not l04.check_no_sync_placement({"A": ..., "B": ...})
     assert not l04.check_accumulation_bug(...)
-    assert not l04.check_effective_batch(8, 4, 2, ...)
-    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 4
+    assert not l04.check_micro_and_k({"micro": ..., "k": ...}, 40, 10, 3, target=64, world=2)
+    assert not l04.check_rank_mean_weights({"rank0": ..., "rank1": ...})
+    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 5
 
 
-def test_a_microbatch_mean_is_weighted_by_its_share_of_the_batch():
-    assert l04.check_microbatch_weight(6, 30, 0.2)
-    assert l04.check_microbatch_weight(6, 30, 6 / 30)
-    assert not l04.check_microbatch_weight(6, 30, 1 / 4)          # 1/k is only right for equal micro-batches
+def test_a_short_last_step_under_loss_over_k_carries_three_quarters_of_the_weight(capsys):
+    # by hand: each micro-batch mean / 4 carries 1/4 in total, whatever its size; three of them -> 3/4
+    assert l04.PARTIAL_STEP == {"sizes": (8, 8, 6), "k": 4}
+    assert l04.check_partial_step_weight(0.75) and l04.check_partial_step_weight("0.75")
+    capsys.readouterr()
+    for wrong in (1, 22 / 30, 22 / 32, 0.25, "x"):       # the right rule, the old N, a full window, one batch
+        assert not l04.check_partial_step_weight(wrong), wrong
+    hints = capsys.readouterr().out
+    assert "0.75" not in hints and "3/4" not in hints
+    assert l04.check_partial_step_weight(0.5, {"sizes": (5, 3), "k": 4})        # two micro-batches of four
 
 
-def test_no_sync_allreduces_once_per_step_without_it_once_per_micro_step():
-    assert l04.check_allreduce_count(10, 4, True, 10)
-    assert l04.check_allreduce_count(10, 4, False, 40)
-    assert l04.check_allreduce_count(10, 4, True, 30, buckets=3)
-    assert not l04.check_allreduce_count(10, 4, True, 40)
+def test_ddp_decides_at_forward_time_whether_a_backward_syncs(capsys):
+    # counted by hand from the no_sync() docs: A's forwards all run outside no_sync() -> every micro-step syncs,
+    # 10 × 4; B's forward is outside only on the last micro-step -> once per step
+    assert l04.check_no_sync_placement({"A": 40, "B": 10})
+    assert l04.check_no_sync_placement({"A": 6, "B": 3}, steps=3, accum=2)
+    capsys.readouterr()
+    for wrong in ({"A": 10, "B": 10}, {"A": 40, "B": 40}, {"A": 10, "B": 40}):
+        assert not l04.check_no_sync_placement(wrong), wrong
+    hints = capsys.readouterr().out
+    assert "forward চালানোর সময়, না backward-এর সময়" in hints and "40" not in hints
+    assert not l04.check_no_sync_placement({"A": "x", "B": 10}) and not l04.check_no_sync_placement([40, 10])
 
 
 def test_the_buggy_loop_syncs_on_the_first_micro_step_and_the_check_names_that_line(capsys):
@@ -28,15 +44,12 @@ def test_the_buggy_loop_syncs_on_the_first_micro_step_and_the_check_names_that_l
     buggy = [i for i, line in enumerate(lines, start=1) if "sync = micro_step == 0" in line]   # found by reading
     assert len(buggy) == 1
     assert l04.check_accumulation_bug(buggy[0])
+    capsys.readouterr()
     assert not l04.check_accumulation_bug(5)
-    assert "আগের লাইন" in capsys.readouterr().out
+    hint = capsys.readouterr().out
+    assert "আগের লাইন" not in hint and "লাইন ৪" not in hint and "4" not in hint   # guides, does not point
     assert not l04.check_accumulation_bug(13) and not l04.check_accumulation_bug(99)
     assert not l04.check_accumulation_bug("চার")
-
-
-def test_effective_batch_is_micro_times_accum_times_world():
-    assert l04.check_effective_batch(8, 4, 2, 64)
-    assert not l04.check_effective_batch(8, 4, 2, 32)
 
 
 def test_micro_and_k_under_a_budget():
@@ -45,4 +58,22 @@ def test_micro_and_k_under_a_budget():
     assert not l04.check_micro_and_k({"micro": 4, "k": 8}, 40, 10, 3, target=64, world=2)    # fits, not largest
     assert not l04.check_micro_and_k({"micro": 16, "k": 2}, 40, 10, 3, target=64, world=2)   # does not fit
     assert not l04.check_micro_and_k({"micro": 8, "k": 2}, 40, 10, 3, target=64, world=2)    # wrong batch
-    assert not l04.check_micro_and_k({"micro": ..., "k": ...}, 40, 10, 3, target=64, world=2)
+
+
+def test_each_rank_taking_its_own_mean_weighs_a_rank_not_a_token(capsys):
+    # by hand: 12 and 60 tokens, right weight 1/72; rank 0's own mean gives 1/12, DDP halves it: 1/24 = 3/72;
+    # rank 1: 1/120 = 0.6/72
+    assert l04.RANK_TOKENS == (12, 60)
+    assert l04.check_rank_mean_weights({"rank0": 3, "rank1": 0.6})
+    assert l04.check_rank_mean_weights({"rank0": "3", "rank1": 3 / 5})
+    capsys.readouterr()
+    for wrong in ({"rank0": 1, "rank1": 1}, {"rank0": 6, "rank1": 1.2}, {"rank0": 0.6, "rank1": 3},
+                  {"rank0": 0.5, "rank1": 0.5}, {"rank0": 3}, 3):   # equal, no DDP average, swapped, ×W missing
+        assert not l04.check_rank_mean_weights(wrong), wrong
+    assert "0.6" not in capsys.readouterr().out
+    assert l04.check_rank_mean_weights({"rank0": 1, "rank1": 1}, tokens=(30, 30))   # equal ranks: no bias
+
+
+@pytest.mark.parametrize("answer", [None, "", [], {}, {"A": None, "B": None}, {"A": float("nan"), "B": 1}])
+def test_no_sync_placement_never_raises_on_odd_answers(answer):
+    assert not l04.check_no_sync_placement(answer)

@@ -1,15 +1,31 @@
-"""Lesson 08 exercise checks (the capstone): blanks never fail, hand-worked plans pass, wrong ones fail."""
+"""Lesson 08 exercise checks (the capstone): blanks never fail, hand-worked answers pass, wrong ones fail."""
 import math
 
 from mishran.exercises import lesson08 as ex
 
 
-def test_lesson08_exercise_checks():
-    for check in (lambda a: ex.check_bpc_from_loss(1.75, a), ex.check_batch_plan, ex.check_curve_explanation,
-                  ex.check_top1_prediction):
+def test_lesson08_blank_answers_do_not_fail(capsys):
+    for check in (ex.check_bf16_eval_bpc, ex.check_batch_plan, ex.check_curve_explanation, ex.check_top1_prediction):
         assert not check(...)                       # ফাঁকা: মনে করায়, ভুল তোলে না
-    assert ex.check_bpc_from_loss(1.75, 1.75 / math.log(2))
-    assert not ex.check_bpc_from_loss(1.75, 1.75)
+    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 4
+
+
+def test_a_bf16_running_sum_stalls_and_the_eval_prints_a_flattering_bpc(capsys):
+    # by hand (lesson 01): BF16 keeps 8 significant bits, so in [2^15, 2^16) neighbours are 2^8 = 256 apart; adding
+    # ~112 (< 128) rounds back, so the total sticks at 2^15 = 32768 instead of 65536 × 1.75 = 114688:
+    # printed 32768 / 65536 / ln 2 = 0.721 bpc, where the true value is 1.75 / ln 2 = 2.52
+    assert ex.EVAL_QUESTION == {"chars": 65536, "batch_chars": 64, "loss_nats": 1.75}
+    assert ex.check_bf16_eval_bpc(2 ** 15 / 65536 / math.log(2)) and ex.check_bf16_eval_bpc("0.721")
+    capsys.readouterr()
+    for wrong in (1.75 / math.log(2), 1.75, 0.5, 1.0, "x", math.nan):   # the FP32 answer, nats, guesses
+        assert not ex.check_bf16_eval_bpc(wrong), wrong
+    hints = capsys.readouterr().out
+    assert "0.72" not in hints and "32768" not in hints and "৩২৭৬৮" not in hints
+    # a small held-out set (16 batches, total ~1800, neighbours 8 apart) never nears the stall: about the true value
+    assert ex.check_bf16_eval_bpc(2.52, {"chars": 1024, "batch_chars": 64, "loss_nats": 1.75})
+
+
+def test_batch_plan_curve_and_top1():
     # হাতে হিসাব (Ψ = 10^9, ২ GPU, ২৪ GB হাতে, নমুনায় ১.৪ GB): ZeRO 0-এ 16 GB → micro ≤ 4 (accum 8);
     # ZeRO 1-এ 4 + 12/2 = 10 GB → micro ≤ 8 (accum 4); ZeRO 2/3-এও micro 16 আঁটে না (9 + 22.4, 8 + 22.4).
     # DeepSpeed-এর হিসাবে (FP32 gradient কপিসহ, stage 1 = 2Ψ + 2Ψ + 16Ψ/N = 12 GB): 12 + 11.2 = 23.2 ≤ 24 — একই উত্তর
@@ -19,3 +35,15 @@ def test_lesson08_exercise_checks():
         assert not ex.check_batch_plan(wrong), wrong
     assert ex.check_curve_explanation("B") and not ex.check_curve_explanation("A")
     assert ex.check_top1_prediction(True) and not ex.check_top1_prediction(False)
+
+
+def test_the_summary_after_exercise_4_does_not_answer_it():
+    """Exercise 08.4 asks whether top_k = 1 gives the same text for every seed; the summary right after it must not
+    say so (it used to: 'top_k = 1 মানে greedy, seed-এর কিছু করার থাকে না')."""
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "08_capstone.ipynb").read_text("utf-8"))
+    summary = next("".join(c["source"]) for c in cells["cells"]
+                   if c["cell_type"] == "markdown" and "## সারসংক্ষেপ" in "".join(c["source"]))
+    assert "greedy" not in summary and "seed" not in summary

@@ -4,16 +4,47 @@ huge numbers) one at a time, in an otherwise valid call. Each call must either g
 never a raw internal exception (OverflowError, AttributeError, KeyError, IndexError, ZeroDivisionError, ...).
 
 The odd values are a fixed list plus a seeded random sample, so a failure names its exact call and repeats.
+Every call must also come back within HANG_S seconds (a hang, e.g. a loop of 2**2000 steps, is a failure too).
+Every public callable of hardware, simulation, widgets, data, models, plots, figures, figure_inputs, scaling, fp8,
+quantize and ddp_demo is fuzzed here, constructors and methods included (test_every_public_callable_is_fuzzed keeps
+it so).
 """
+import inspect
 import math
 import random
 import re
+import signal
+import time
+from types import SimpleNamespace
 
+import matplotlib
 import pytest
 import torch
 
-from mishran import data, ds_config, formats, models, scaling, train, util
-from mishran.exercises import lesson01, lesson02, lesson03, lesson04, lesson05
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from mishran import (  # noqa: E402
+    data,
+    ddp_demo,
+    ds_config,
+    figure_inputs,
+    figures,
+    formats,
+    fp8,
+    hardware,
+    memory,
+    models,
+    plots,
+    precision,
+    quantize,
+    scaling,
+    simulation,
+    train,
+    util,
+    widgets,
+)
+from mishran.exercises import lesson01, lesson02, lesson03, lesson04, lesson05  # noqa: E402
 
 BENGALI = re.compile(r"[\u0980-\u09FF]")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
@@ -23,31 +54,70 @@ ODD = [0, -1, 1, 2, -7, 2 ** 2000, -(2 ** 2000), 0.0, -0.0, 0.5, -0.5, 1e308, -1
 _rng = random.Random(8)
 ODD += [_rng.choice([-1, 1]) * 10 ** _rng.uniform(-400, 400) for _ in range(6)] + [_rng.randint(-10 ** 9, 10 ** 9)]
 
+# Drawing a figure takes most of a second here (tight_layout), so the figure helpers get one odd value of each kind:
+# every category above (wrong types, None, bool, negative, zero, huge, inf/NaN, wrong strings, containers, tensors).
+ODD_FIGURES = [0, -1, 2, 2 ** 2000, -(2 ** 2000), 0.5, 1e308, math.inf, math.nan, True, None, "", "abc", [], [1, 2],
+               {}, {"x": 1}, (0,), object(), torch.tensor(2.0), torch.tensor([1.0, 2.0])]
+
 # A clear error: the course's own classes, or ValueError/TypeError.
 ALLOWED = (ValueError, TypeError, scaling.LossScaleAtMinimumError)
+HANG_S = 5                    # no helper may take longer than this on one odd argument
 
 
-def _check(fn, args, kwargs, where):
+class _Hang(BaseException):
+    """Raised by the alarm; a BaseException, so no `except Exception` in the code under test can swallow it."""
+
+
+def _alarm(signum, frame):
+    raise _Hang()
+
+
+class Fresh:
+    """An argument made anew for every call (a new Axes, a new model), so one call's drawing or training does not
+    pile up under the next."""
+
+    def __init__(self, make):
+        self.make = make
+
+
+def _check(fn, args, kwargs, where, allowed=ALLOWED):
+    args = [a.make() if isinstance(a, Fresh) else a for a in args]
+    kwargs = {k: v.make() if isinstance(v, Fresh) else v for k, v in kwargs.items()}
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, HANG_S)
+    start = time.perf_counter()
     try:
         fn(*args, **kwargs)
-    except ALLOWED as err:
+    except _Hang:
+        pytest.fail(f"{where}: still running after {HANG_S} s (a hang)")
+    except allowed as err:
         message = str(err)
         assert BENGALI.search(message) and LATIN_WORD.search(message), f"{where}: unclear message {message!r}"
     except Exception as err:  # noqa: BLE001 — anything else is the bug this test exists for
         pytest.fail(f"{where}: raw {type(err).__name__}: {err}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        plt.close("all")
+    assert time.perf_counter() - start < HANG_S, where
 
 
-def _fuzz(name, fn, args, kwargs=None):
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _fuzz(name, fn, args, kwargs=None, allowed=ALLOWED, odd_values=None):
     """Replace each argument in turn by each odd value."""
     kwargs = kwargs or {}
     for i in range(len(args)):
-        for odd in ODD:
+        for odd in odd_values or ODD:
             changed = list(args)
             changed[i] = odd
-            _check(fn, changed, kwargs, f"{name}(arg {i} = {odd!r})")
+            _check(fn, changed, kwargs, f"{name}(arg {i} = {_short(odd)})", allowed)
     for key in kwargs:
-        for odd in ODD:
-            _check(fn, args, {**kwargs, key: odd}, f"{name}({key}={odd!r})")
+        for odd in odd_values or ODD:
+            _check(fn, args, {**kwargs, key: odd}, f"{name}({key}={_short(odd)})", allowed)
 
 
 CORE_CALLS = [
@@ -70,7 +140,14 @@ CORE_CALLS = [
     ("DeepSpeedLossScaler.update", lambda f: scaling.DeepSpeedLossScaler().update(f), (False,)),
     ("scaling.simulate", lambda flags, steps: scaling.simulate(scaling.DynamicLossScaler(), flags, steps),
      ([False, True], 2)),
-    ("ds_config.choose_precision", ds_config.choose_precision, ("cpu",)),
+    ("precision.for_device", precision.for_device, ("cpu",)),
+    ("precision.resolve", precision.resolve, ("auto", "cpu")),
+    ("precision.check", precision.check, ("bf16",)),
+    ("precision.dtype_of", precision.dtype_of, ("fp16",)),
+    ("precision.name_of", precision.name_of, (torch.bfloat16,)),
+    ("precision.device_type", precision.device_type, ("cuda:0",)),
+    ("precision.ds_block", precision.ds_block, ("fp16",)),
+    ("precision.from_ds_config", precision.from_ds_config, ({"bf16": {"enabled": True}},)),
     ("ds_config.config_for_device", ds_config.config_for_device, (4, 2, 1),
      {"zero_stage": 1, "precision": "bf16", "device": "cpu", "lr": 1e-3, "gradient_clipping": 1.0}),
     ("ds_config.validate_config", ds_config.validate_config, ({"train_batch_size": 8}, 1, "cpu")),
@@ -80,8 +157,8 @@ CORE_CALLS = [
     ("util.version_at_least", util.version_at_least, ("3.11.2", "3.11")),
     ("train.TrainConfig", train.TrainConfig, (), {"precision": "bf16", "steps": 2, "accumulation_steps": 1,
                                                   "clip_norm": 1.0, "log_every": 0}),
-    ("train.make_scaler", train.make_scaler, ("cpu", "fp16")),
-    ("train.autocast_for", train.autocast_for, ("cpu", "bf16")),
+    ("precision.grad_scaler", precision.grad_scaler, ("cpu", "fp16")),
+    ("precision.autocast", precision.autocast, ("cpu", "bf16")),
     ("data.synthetic_regression", data.synthetic_regression, (16, 4, 0, 0.05)),
     ("data.CharTokenizer.decode", data.CharTokenizer("অআ").decode, ([0, 1],)),
     ("data.CharTokenizer.encode", data.CharTokenizer("অআ").encode, ("অ",)),
@@ -103,11 +180,8 @@ def test_dataset_batches_and_generation_refuse_odd_arguments_clearly():
     model = models.TinyGPT(models.GPTConfig(vocab_size=dataset.vocab_size, block_size=8, n_layer=1, n_head=2,
                                             n_embd=8), seed=0).eval()
     start = torch.zeros(1, 1, dtype=torch.long)
-    # a huge token count is a legal (slow) request: max_new_tokens is fuzzed with values up to 10**6 only
-    small = [v for v in ODD if not isinstance(v, int) or isinstance(v, bool) or v <= 10 ** 6]
-    for n in small:
-        _check(model.generate, (start, n, 1.0, 3), {}, f"TinyGPT.generate(max_new_tokens={n!r})")
-    _fuzz("TinyGPT.generate", lambda temperature, top_k: model.generate(start, 2, temperature, top_k), (1.0, 3))
+    # max_new_tokens = 2**2000 is refused (MAX_NEW_TOKENS), not a loop that never ends
+    _fuzz("TinyGPT.generate", lambda n, temperature, top_k: model.generate(start, n, temperature, top_k), (2, 1.0, 3))
 
 
 ANSWER_CHECKS = [
@@ -122,14 +196,14 @@ ANSWER_CHECKS = [
     ("lesson02.check_flushed_fraction", lambda a: lesson02.check_flushed_fraction(torch.tensor([1e-9, 1.0]), a)),
     ("lesson03.check_amp_step_order", lesson03.check_amp_step_order),
     ("lesson03.check_scale_halving_cause", lesson03.check_scale_halving_cause),
-    ("lesson04.check_microbatch_weight", lambda a: lesson04.check_microbatch_weight(6, 30, a)),
-    ("lesson04.check_allreduce_count", lambda a: lesson04.check_allreduce_count(10, 4, True, a)),
+    ("lesson04.check_partial_step_weight", lesson04.check_partial_step_weight),
+    ("lesson04.check_no_sync_placement", lesson04.check_no_sync_placement),
     ("lesson04.check_accumulation_bug", lesson04.check_accumulation_bug),
-    ("lesson04.check_effective_batch", lambda a: lesson04.check_effective_batch(8, 4, 2, a)),
-    ("lesson05.check_ds_accumulation_steps", lambda a: lesson05.check_ds_accumulation_steps(256, 8, 4, a)),
+    ("lesson04.check_rank_mean_weights", lesson04.check_rank_mean_weights),
+    ("lesson05.check_config_on_fewer_gpus", lesson05.check_config_on_fewer_gpus),
     ("lesson05.check_initial_skipped_steps", lambda a: lesson05.check_initial_skipped_steps(3.0, a)),
-    ("lesson05.check_zero_gb_per_gpu", lambda a: lesson05.check_zero_gb_per_gpu(7.5e9, 2, 64, a)),
-    ("lesson05.check_deepspeed_loop", lesson05.check_deepspeed_loop),
+    ("lesson05.check_smallest_zero_stage", lambda a: lesson05.check_smallest_zero_stage(13e9, 8, 60, a)),
+    ("lesson05.check_boundary_only_loop", lesson05.check_boundary_only_loop),
 ]
 
 
@@ -177,3 +251,269 @@ def test_the_issue_examples():
         scaling.DeepSpeedLossScaler(init_scale=2, min_scale=4)
     with pytest.raises(ValueError, match="steps must be a non-negative integer"):
         scaling.simulate(scaling.DynamicLossScaler(), [False], steps=-1)
+
+
+# ---- every public callable of hardware, simulation, widgets, data, models, plots/figures, scaling, fp8, quantize,
+# ---- ddp_demo: (name, callable, args, kwargs[, extra allowed error classes])
+TEXT = "অআইঈউঊ" * 50
+CONFIG = models.GPTConfig(vocab_size=6, block_size=8, n_layer=1, n_head=2, n_embd=8)
+IDX = torch.zeros(2, 4, dtype=torch.long)
+X8 = torch.randn(2, 4, 8)
+MAT = torch.tensor([[1.0, -2.0], [0.5, 4.0]])
+ROWS = scaling.simulate(scaling.DynamicLossScaler(init_scale=2.0 ** 16, growth_interval=3),
+                       [False, True, False, False, False, True])
+GRADS = torch.tensor([1e-9, 1e-6, 1e-3, 1.0])
+KS = [0, 8, 16]
+SWEEP = {"w": [scaling.underflow_report(GRADS, "fp16", 2.0 ** k) for k in KS],
+         "a": [scaling.underflow_report(GRADS * 1e-3, "fp16", 2.0 ** k) for k in KS]}
+LOG = SimpleNamespace(steps=[0, 1, 2], scales=[2.0 ** 16, 2.0 ** 15, 2.0 ** 15], skipped=[1])
+LEDGER = memory.Ledger(mode="fp32", zero_stage=None, device="cpu", num_parameters=10, batch_size=2, seq_len=4,
+                       parameters=40, gradients=40, optimizer_state=80, activations=100)
+RESULT = {"results": [{"mode": "fp32", "step_s": 0.01, "speedup_vs_fp32": 1.0, "peak_memory_bytes": None},
+                      {"mode": "bf16", "step_s": 0.008, "speedup_vs_fp32": 1.25, "peak_memory_bytes": None}],
+          "device": {"name": "CPU"}}
+PROFILE = {"mode": "bf16", "counted": "CPU time",
+           "by_category": {"matmul": 1e-3, "attention": 5e-4, "optimizer": 2e-4, "other": 3e-4}}
+AX = Fresh(lambda: plt.subplots()[1])
+
+
+def _tiny_gpt():
+    return models.TinyGPT(CONFIG, seed=0).eval()
+
+
+def _restoring_tf32(enabled, device):
+    before = torch.get_float32_matmul_precision()
+    try:
+        return hardware.use_tf32(enabled, device)
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+def _guard(log_path, strict):
+    """guard_simulation under MISHRAN_SIMULATE_CC=7.5 (its only active case), undone at once."""
+    undo = simulation.guard_simulation(log_path, strict)
+    if undo is not None:
+        undo()
+
+
+def _run_without_spawning(*args):
+    """ddp_demo.run's own checks, with the two worker processes replaced by a refusal (each real run takes seconds
+    and two processes): every odd value must be refused before a process would start."""
+    def no_spawn(world, args):
+        raise _Spawned()
+    original, ddp_demo._spawn = ddp_demo._spawn, no_spawn
+    try:
+        ddp_demo.run(*args)
+    except _Spawned:
+        pass
+    finally:
+        ddp_demo._spawn = original
+
+
+class _Spawned(Exception):
+    pass
+
+
+OWN_CALLS = [
+    # hardware
+    ("hardware.peak_tflops", hardware.peak_tflops, ("NVIDIA H200",)),
+    ("hardware.capability_features", hardware.capability_features, ((8, 0),)),
+    ("hardware.supports", hardware.supports, ("bf16", "cpu")),
+    ("hardware.use_tf32", _restoring_tf32, (True, "cpu")),
+    ("hardware.device_name", hardware.device_name, ("cpu",)),
+    ("hardware.recommended_amp_dtype", hardware.recommended_amp_dtype, ("cpu", None)),
+    ("hardware.recommended_amp_dtype(capability)", hardware.recommended_amp_dtype, (None, (7, 5))),
+    ("hardware.needs_loss_scaling", hardware.needs_loss_scaling, (torch.float16,)),
+    ("hardware.device_report", hardware.device_report, ("cpu",)),
+    ("hardware.DeviceReport", hardware.DeviceReport,
+     ("cpu", "CPU", None, 0, None, False, True, False, False, None, False, "2.13", None, None, torch.bfloat16)),
+    # simulation
+    ("simulation.guard_simulation", _guard, (None, False)),
+    # widgets
+    ("widgets.parse_number", widgets.parse_number, ("0.1",)),
+    ("widgets.explore", widgets.explore, (0.1, ("fp16", "bf16"))),
+    ("widgets.explorer_html", widgets.explorer_html, ("0.1", ("fp16",))),
+    ("widgets.bit_explorer", widgets.bit_explorer, ("0.1", ("fp16",))),
+    ("widgets.scaler_for_policy", widgets.scaler_for_policy, ("deepspeed", 10, 2, 2.0 ** 16, 1.0)),
+    ("widgets.simulate_timeline", widgets.simulate_timeline, ("deepspeed", 5, 2, 0.1, 20, 0, 2.0 ** 20, 2.0 ** 16,
+                                                              1.0)),
+    # PyTorch's scaler has no floor at which a run stops, so only a bound on steps ends a huge one
+    ("widgets.simulate_timeline(pytorch)", widgets.simulate_timeline, ("pytorch", 5, 2, 0.1, 20, 0, None)),
+    ("widgets.timeline_summary", widgets.timeline_summary, (ROWS,)),
+    ("widgets.timeline_html", widgets.timeline_html, (ROWS, "pytorch")),
+    ("widgets.simulator_view", widgets.simulator_view, ("pytorch", 5, 2, 0.1, 20, 20, 0), {"figure": False}),
+    ("widgets.loss_scale_simulator", widgets.loss_scale_simulator, ("pytorch", 5, 2, 0.1, 50, 0, 20)),
+    # data
+    ("data.data_file", data.data_file, ("bn_corpus.txt",), {}, (FileNotFoundError,)),
+    ("data.load_corpus", data.load_corpus, (None,), {}, (FileNotFoundError, OSError)),
+    ("data.CharTokenizer", data.CharTokenizer, ("অআ",)),
+    ("data.CharDataset", data.CharDataset, (TEXT, 0.1, None)),
+    # models
+    ("models.MLP.forward", models.MLP(4, 8, 1, seed=0).forward, (torch.randn(3, 4),)),
+    ("models.CausalSelfAttention", models.CausalSelfAttention, (CONFIG,)),
+    ("models.CausalSelfAttention.forward", models.CausalSelfAttention(CONFIG).forward, (X8,)),
+    ("models.FeedForward", models.FeedForward, (CONFIG,)),
+    ("models.FeedForward.forward", models.FeedForward(CONFIG).forward, (X8,)),
+    ("models.Block", models.Block, (CONFIG,)),
+    ("models.Block.forward", models.Block(CONFIG).forward, (X8,)),
+    ("models.TinyGPT", models.TinyGPT, (CONFIG, 0)),
+    ("models.TinyGPT.forward", _tiny_gpt().forward, (IDX, IDX)),
+    ("models.TinyGPT.generate", _tiny_gpt().generate, (IDX, 2, 1.0, 3, None)),
+    # scaling
+    ("scaling.UnderflowReport", scaling.UnderflowReport, ("fp16", 1.0, 4, 1, 1, 1, 0, 1)),
+    ("scaling.UnderflowReport.fraction", SWEEP["w"][0].fraction, ("normal",)),
+    ("scaling.FormatRegions", scaling.FormatRegions, ("fp16", -24.0, -14.0, 15.9, -25.0, 16.0)),
+    ("scaling.simulate(scaler)", lambda s: scaling.simulate(s, [False]), (scaling.DynamicLossScaler(),)),
+    ("scaling.StaticLossScaler.update", lambda f: scaling.StaticLossScaler().update(f), (True,)),
+    ("scaling.DeepSpeedLossScaler(flags)", scaling.DeepSpeedLossScaler, (1024, 10, 2, 1, False, True)),
+    ("scaling.LossScaleAtMinimumError", scaling.LossScaleAtMinimumError, (1.0,)),
+    ("scaling.simulate(callable)", lambda steps: scaling.simulate(scaling.DynamicLossScaler(),
+                                                                  lambda step, scale: False, steps), (10,)),
+    # fp8
+    ("fp8.amax", fp8.amax, (MAT, None)),
+    ("fp8.compute_scale", fp8.compute_scale, (4.0, "fp8_e4m3", False)),
+    ("fp8.quantize", fp8.quantize, (MAT, "fp8_e4m3", 1.0)),
+    ("fp8.ScaledMatmul", fp8.ScaledMatmul, (MAT, MAT, MAT, MAT, MAT, "none")),
+    ("fp8.scaled_matmul", fp8.scaled_matmul, (MAT, MAT, "fp8_e4m3", "fp8_e5m2", "rowwise", False)),
+    ("fp8.relative_error", fp8.relative_error, (MAT, MAT * 1.01)),
+    ("fp8.matmul_errors", fp8.matmul_errors, (MAT, MAT, "fp8_e4m3", "fp8_e4m3")),
+    # quantize
+    ("quantize.int8_scale", quantize.int8_scale, (MAT,)),
+    ("quantize.to_int8", quantize.to_int8, (MAT, torch.tensor(10.0))),
+    ("quantize.DynamicInt8Linear", quantize.DynamicInt8Linear, (torch.nn.Linear(2, 3),)),
+    ("quantize.DynamicInt8Linear.forward", quantize.DynamicInt8Linear(torch.nn.Linear(2, 3)).forward, (MAT,)),
+    ("quantize.quantize_dynamic", quantize.quantize_dynamic, (Fresh(lambda: models.MLP(2, 4, 1, seed=0)), None,
+                                                              torch.qint8, False)),
+    # ddp_demo (one process; run() up to where it would start the workers)
+    ("ddp_demo.global_batches", ddp_demo.global_batches, (2, 2, 2, 2)),
+    ("ddp_demo.token_masks", ddp_demo.token_masks, (2, 2, 2, 2)),
+    ("ddp_demo.train_single", ddp_demo.train_single, (2, 2, 2, 2)),
+    ("ddp_demo.single_gradients", ddp_demo.single_gradients, (2, 2, 2, 2)),
+    ("ddp_demo.run", _run_without_spawning, (2, 2, 2, 2)),
+    # plots (lessons 00-02) and figures (lessons 03-08)
+    ("plots.setup_bengali", plots.setup_bengali, (13,)),
+    ("plots.scale_log2", plots.scale_log2, (2.0 ** 10,)),
+    ("plots.bit_layout_bars", plots.bit_layout_bars, (AX, ["fp16", "bf16"])),
+    ("plots.model_state_bars", plots.model_state_bars, (AX, {"fp32": {"weights": 4, "gradients": 4, "adam": 8}})),
+    ("plots.bit_fields_figure", plots.bit_fields_figure, (("fp16", "bf16"),)),
+    ("plots.rounding_error_figure", plots.rounding_error_figure, (torch.tensor([1e-6, 1.0, 3e4], dtype=torch.float64),
+                                                                  None)),
+    ("plots.log2_hist", plots.log2_hist, (AX, GRADS, "t", 1.0, "#1f4e79", "fp16", (-52, 22))),
+    ("plots.scale_sweep_figure", plots.scale_sweep_figure, (KS, SWEEP, 8)),
+    ("plots.scale_panels_figure", plots.scale_panels_figure, ([(ROWS, "a"), (ROWS, "b")], 10, "t")),
+    ("plots.draw_timeline", plots.draw_timeline, (ROWS, AX, "l", "#1f77b4", True, "-", 2)),
+    ("plots.timeline_figure", plots.timeline_figure, (ROWS, "t", None)),
+    ("figures.loss_curves_figure", figures.loss_curves_figure, ({"fp32": [1.0, 0.9], "bf16": [1.0, 0.91]}, "cpu",
+                                                                None)),
+    ("figures.scale_resume_figure", figures.scale_resume_figure, (LOG, LOG, LOG, 1)),
+    ("figures.bench_figure", figures.bench_figure, (RESULT,)),
+    ("figures.activation_memory_figure", figures.activation_memory_figure, ([1, 2], [100, 200], 1000, "cpu",
+                                                                            [300, 500])),
+    ("figures.zero_per_gpu_figure", figures.zero_per_gpu_figure, ({0: [16, 16], 1: [16, 8], 2: [16, 6], 3: [16, 4]},
+                                                                  [1, 2], 16.0)),
+    ("figures.ledger_figure", figures.ledger_figure, ([LEDGER], "t")),
+    ("figures.activation_growth_figure", figures.activation_growth_figure, ([1, 2], [10, 20], [4, 8], [10, 20], 100,
+                                                                            "cpu")),
+    ("figures.checkpoint_figure", figures.checkpoint_figure, ([4, 8], [10, 20], [5, 10], "cpu", "MiB")),
+    ("figures.pruning_figure", figures.pruning_figure, ([0.1, 0.5], [1.0, 1.2], 0.9, 1.1)),
+    ("figures.step_breakdown_figure", figures.step_breakdown_figure, ([PROFILE], "t")),
+    ("figures.fp8_scaling_figure", figures.fp8_scaling_figure, (GRADS, 10.0, "fp8_e4m3", "t")),
+    ("figures.fp8_speed_figure", figures.fp8_speed_figure, ({256: {"bf16-compile": 0.01, "fp8-tensorwise": 0.008,
+                                                                   "fp8-rowwise": 0.009}}, "t")),
+    ("figures.capstone_curves_figure", figures.capstone_curves_figure, ({"fp32": [{"step": 0, "bpc": 4.0},
+                                                                                 {"step": 10, "bpc": 3.0}]}, 3.5, "t")),
+    ("figure_inputs.checked", lambda kind: figure_inputs.checked(x=kind)(lambda x: x)(1), ("number",)),
+    ("figures.capstone_scale_figure", figures.capstone_scale_figure, ([65536.0, 32768.0, 32768.0], [1], 0, "t")),
+]
+
+
+@pytest.mark.parametrize("call", OWN_CALLS, ids=[c[0] for c in OWN_CALLS])
+def test_every_helper_refuses_odd_arguments_clearly(call, monkeypatch):
+    name, fn, args, *rest = call
+    kwargs, allowed = (rest + [{}, ()])[:2] if rest else ({}, ())
+    if name.startswith("simulation."):
+        monkeypatch.setenv(hardware.SIMULATE_ENV, "7.5")
+    plots.setup_bengali()
+    # the valid call first, outside the clock: it must work, and it pays for any first-use import (torch._dynamo)
+    fn(*[a.make() if isinstance(a, Fresh) else a for a in args], **kwargs)
+    plt.close("all")
+    drawing = name.startswith(("plots.", "figures.", "widgets.loss_scale_simulator", "widgets.bit_explorer"))
+    _fuzz(name, fn, args, kwargs, ALLOWED + tuple(allowed), ODD_FIGURES if drawing else None)
+
+
+@pytest.mark.parametrize("value", ["", "abc", "1e3", "fp16", "7", "7.5.1", "-1.0", "sm_", "99.99", " 8.0 ", "৭.৫"])
+def test_a_mistyped_simulation_switch_is_a_clear_error_or_a_capability(monkeypatch, value):
+    monkeypatch.setenv(hardware.SIMULATE_ENV, value)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for fn in (hardware.simulated_capability, hardware.gpu_capability, hardware.device_name,
+               lambda: hardware.recommended_amp_dtype("cuda")):
+        # RuntimeError is hardware's own "no CUDA GPU here" (this CPU, the switch unset or not a GPU's)
+        _check(fn, (), {}, f"{hardware.SIMULATE_ENV}={value!r}: {getattr(fn, '__name__', 'call')}",
+               ALLOWED + (RuntimeError,))
+
+
+# Callables with nothing to fuzz, and the one left out on purpose (with the reason).
+NO_ARGUMENTS = {"hardware.simulated_capability", "hardware.gpu_capability", "hardware.default_device",
+                "hardware.is_colab", "data.corpus_path", "models.TinyGPT.num_parameters",
+                "scaling.DynamicLossScaler.state_dict", "scaling.FormatRegions.bands",
+                "scaling.UnderflowReport.as_dict", "hardware.DeviceReport.lines",
+                "quantize.DynamicInt8Linear.extra_repr"}
+LEFT_OUT = {"ddp_demo.main": "a command line (argparse): a wrong flag prints the usage and exits with status 2, "
+                             "the command-line convention; run() behind it is fuzzed"}
+FUZZED_ELSEWHERE = {  # already in CORE_CALLS or the tests below it
+    "data.synthetic_regression", "data.CharTokenizer.encode", "data.CharTokenizer.decode", "data.CharDataset.get_batch",
+    "models.MLP", "models.GPTConfig", "models.TinyGPT.generate", "scaling.underflow_report", "scaling.log2_magnitudes",
+    "scaling.format_regions", "scaling.StaticLossScaler", "scaling.DynamicLossScaler", "scaling.DeepSpeedLossScaler",
+    "scaling.DynamicLossScaler.update", "scaling.DeepSpeedLossScaler.update", "scaling.simulate"}
+OWN_MODULES = [hardware, simulation, widgets, data, models, plots, figures, figure_inputs, scaling, fp8, quantize,
+               ddp_demo]
+
+
+def _public_callables():
+    for module in OWN_MODULES:
+        short = module.__name__.split(".")[-1]
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if not callable(obj) or getattr(obj, "__module__", "").split(".")[-1] != short:
+                continue                          # a constant, or a name this module takes from another one
+            yield f"{short}.{name}"
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if not attr.startswith("_") and inspect.isfunction(member):
+                        yield f"{short}.{name}.{attr}"
+
+
+def test_every_public_callable_is_fuzzed():
+    fuzzed = {c[0].split("(")[0] for c in OWN_CALLS} | FUZZED_ELSEWHERE | NO_ARGUMENTS | set(LEFT_OUT)
+    missing = sorted(set(_public_callables()) - fuzzed)
+    assert not missing, f"public callables with no fuzz entry: {missing}"
+
+
+def test_the_fuzz_catches_a_hang(monkeypatch):
+    """The harness itself: a helper that never returns is reported as a hang, not waited for."""
+    monkeypatch.setattr(f"{__name__}.HANG_S", 0.3)
+
+    def endless(n):
+        while True:
+            pass
+
+    with pytest.raises(pytest.fail.Exception, match="a hang"):
+        _check(endless, (1,), {}, "endless(1)")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: data.CharTokenizer(text=5), lambda: data.CharDataset(text=5), lambda: data.CharDataset("অআ", None),
+    lambda: data.CharDataset("অআ", math.inf), lambda: data.CharDataset("অআ", math.nan),
+    lambda: widgets.simulate_timeline(p_overflow="abc"), lambda: widgets.simulate_timeline(steps=2 ** 2000),
+    lambda: hardware.recommended_amp_dtype(device=torch.tensor([1.0, 2.0])),
+    lambda: models.TinyGPT(CONFIG).generate(IDX, 2 ** 2000)], ids=[
+    "CharTokenizer(5)", "CharDataset(5)", "val_fraction=None", "val_fraction=inf", "val_fraction=nan",
+    "p_overflow='abc'", "steps=2**2000", "device=tensor", "max_new_tokens=2**2000"])
+def test_the_review_examples(call):
+    """The raw errors and the hang a review found: each is now a Bengali ValueError/TypeError, at once."""
+    def refused():
+        with pytest.raises((ValueError, TypeError)) as err:
+            call()
+        assert BENGALI.search(str(err.value))
+
+    _check(refused, (), {}, "the review's example")

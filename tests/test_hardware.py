@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from mishran import hardware, simulation
+from mishran import hardware, precision, simulation
 from mishran.hardware import capability_features, recommended_amp_dtype
 
 GPUS = {  # name: (compute capability, the dtype the course recommends)
@@ -108,7 +108,7 @@ def test_decisions_follow_the_simulated_capability_without_a_gpu(monkeypatch, va
     assert recommended_amp_dtype("cuda") == dtype and hardware.needs_loss_scaling(dtype) is scaling
     got = {f: hardware.supports(f, "cuda") for f in ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")}
     assert got == {"fp16_tensor_cores": True, "bf16": bf16, "tf32": tf32, "fp8": fp8, "sparsity_2_4": sparse}
-    assert ds.choose_precision("cuda") == ds_precision
+    assert precision.for_device("cuda") == ds_precision
     cfg = ds.config_for_device(micro_batch=4, device="cuda")
     assert cfg.get("fp16", {}).get("enabled", False) is (ds_precision == "fp16")
     assert cfg.get("bf16", {}).get("enabled", False) is (ds_precision == "bf16")

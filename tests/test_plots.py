@@ -100,3 +100,35 @@ def test_conjuncts_are_shaped_not_drawn_letter_by_letter(font):
     """Shaped, ক্ষ is one conjunct glyph, narrower than ক, ্ and ষ drawn one after another."""
     apart = sum(_width(ch, font) for ch in "ক্ষ")
     assert _width("ক্ষ", font) < 0.8 * apart
+
+
+def test_figures_take_the_empty_lists_a_cpu_run_gives(font):
+    """On a CPU there is no CUDA peak (peak_bytes == []) and a BF16 run skips no step (skipped == []); an empty
+    colors or styles dict means the defaults. The input checks must let these through, as the lessons pass them
+    (lesson 04 broke on the first version of the checks)."""
+    import torch
+
+    from mishran.plots import activation_memory_figure, capstone_scale_figure, loss_curves_figure, rounding_error_figure
+
+    for fig in (activation_memory_figure([1, 2], [100, 200], 1000, "cpu", []),
+                capstone_scale_figure([65536.0, 65536.0], [], title="bf16"),
+                loss_curves_figure({"fp32": [1.0, 0.9]}, "cpu", styles={}),
+                rounding_error_figure(torch.tensor([1e-3, 1.0], dtype=torch.float64), colors={})):
+        assert fig.axes
+        plt.close(fig)
+    fig, ax = plt.subplots()
+    draw_timeline([], ax)
+    plt.close(fig)
+
+
+def test_a_wrong_figure_input_is_named_before_drawing_and_leaves_no_figure(font):
+    from mishran.plots import log2_hist, step_breakdown_figure
+
+    plt.close("all")
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=r"log2_hist\(\): scale হবে .*\(scale must be a positive finite number\)"):
+        log2_hist(ax, [], "t", scale=0)
+    with pytest.raises(ValueError, match=r"step_breakdown_figure\(\): ইনপুটের গড়ন মেলেনি \(unexpected input: KeyError"):
+        step_breakdown_figure([{"mode": "bf16"}], "t")               # no "by_category": found while drawing
+    assert plt.get_fignums() == [fig.number]                         # the half-drawn figure was closed
+    plt.close(fig)

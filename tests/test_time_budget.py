@@ -1,4 +1,4 @@
-"""conftest.py: a notebook over the per-notebook time budget fails the run (issue 8), it is not only reported."""
+"""conftest.py: a notebook over the per-notebook time budget fails the run, it is not only reported."""
 import os
 import shutil
 import subprocess

@@ -234,15 +234,18 @@ def _run_deepspeed(model, data, config, precision, device, out):
 
     info = ds.setup_single_process(backend="nccl" if device.type == "cuda" else "gloo")
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    # zero_stage None (কয়েকটি GPU, stage না বলা): config_for_device-এর নিয়ম — ১৬-বিটে accumulation > 1 হলে
+    # stage 1, যাতে gradient FP32-এ জমে (পাঠ ০৫)
     ds_config = config_for_device(micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
-                                  world_size=world, zero_stage=config.zero_stage or 0,
+                                  world_size=world, zero_stage=config.zero_stage,
                                   precision=precision, lr=config.lr, device=device.type,
                                   gradient_clipping=config.clip_norm)
     engine = ds.initialize(model, ds_config, lr=config.lr)
     scale_log = ds.LossScaleLog(engine)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
                          world_size=world, rank=rank, seed=config.seed)
-    out.update(world_size=world, engine="deepspeed", zero_stage=config.zero_stage or 0, backend=info["backend"],
+    out.update(world_size=world, engine="deepspeed", zero_stage=ds_config["zero_optimization"]["stage"],
+               backend=info["backend"],
                global_batch=stream.global_batch, start_step=0, losses=[], step_times=[], curve=[])
     module = engine.module
     for step in range(config.steps):

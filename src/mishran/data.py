@@ -8,12 +8,26 @@ from __future__ import annotations
 
 import importlib.resources
 import numbers
+import os
 import unicodedata
 from pathlib import Path
 
 import torch
 
 from .util import as_device, as_seed, finite_float, positive_int
+
+
+def _text(text, what: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{what} লেখা (str) নেয় (a str); পেয়েছি {type(text).__name__}: {str(text)[:60]!r}")
+    return text
+
+
+def _generator(generator):
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator হবে একটি torch.Generator বা None (a torch.Generator), যেমন "
+                        f"torch.Generator().manual_seed(0); পেয়েছি {generator!r}")
+    return generator
 
 __all__ = ["CORPUS_FILE", "data_file", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset",
            "synthetic_regression"]
@@ -27,6 +41,8 @@ def data_file(name: str):
     (ক) repository-র data/ ফোল্ডার (editable install বা git checkout);
     (খ) তা না থাকলে installed প্যাকেজের ভেতরে mishran/corpus/ (Colab-এ git থেকে সাধারণ install)।
     """
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name in (".", ".."):
+        raise ValueError(f"data ফাইলের নাম হবে একটি ফাইলের নাম (a file name), যেমন {CORPUS_FILE!r}; পেয়েছি {name!r}")
     repo_file = Path(__file__).resolve().parents[2] / "data" / name
     if repo_file.is_file():
         return repo_file
@@ -48,15 +64,22 @@ def load_corpus(path=None) -> str:
     NFC কেন: একই বাংলা অক্ষর (যেমন ড়) দুইভাবে লেখা যায় — এক code point বা ড + ়। এক রূপে না আনলে
     tokenizer একই অক্ষরকে দুটো আলাদা অক্ষর ভাববে।
     """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path হবে একটি ফাইলের পথ (a path: str or pathlib.Path), বা None; পেয়েছি {path!r}")
     source = corpus_path() if path is None else Path(path)
-    return unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
+    try:
+        return unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{source} UTF-8 লেখা নয় (not UTF-8 text); corpus হবে UTF-8-এ লেখা .txt ফাইল") from None
+    except OSError as err:        # নেই (FileNotFoundError), ফোল্ডার, অনুমতি নেই: একই শ্রেণি, বাংলা বার্তা
+        raise type(err)(f"corpus পড়া গেল না (cannot read {source}: {err.strerror or err}); পথটা দেখো") from None
 
 
 class CharTokenizer:
     """প্রতিটি আলাদা অক্ষর (Unicode code point) একটি token (পাঠ ০২)। শব্দভান্ডার (vocab) সাজানো ক্রমে।"""
 
     def __init__(self, text: str):
-        self.chars = sorted(set(text))
+        self.chars = sorted(set(_text(text, "CharTokenizer()")))
         self.stoi = {ch: i for i, ch in enumerate(self.chars)}
 
     @property
@@ -100,7 +123,13 @@ class CharDataset:
     """
 
     def __init__(self, text: str | None = None, val_fraction: float = 0.1, tokenizer: CharTokenizer | None = None):
-        text = load_corpus() if text is None else unicodedata.normalize("NFC", text)
+        val_fraction = finite_float(val_fraction, "val_fraction", minimum=0.0)
+        if val_fraction >= 1:
+            raise ValueError(f"val_fraction হবে 0 থেকে 1-এর নিচে (val_fraction must be in [0, 1)), যেমন 0.1; "
+                             f"পেয়েছি {val_fraction!r}")
+        if tokenizer is not None and not isinstance(tokenizer, CharTokenizer):
+            raise TypeError(f"tokenizer হবে একটি CharTokenizer বা None (a CharTokenizer); পেয়েছি {tokenizer!r}")
+        text = load_corpus() if text is None else unicodedata.normalize("NFC", _text(text, "CharDataset()"))
         self.tokenizer = tokenizer or CharTokenizer(text)
         data = torch.tensor(self.tokenizer.encode(text), dtype=torch.long)
         n_train = int(len(data) * (1 - val_fraction))
@@ -120,6 +149,7 @@ class CharDataset:
         batch_size = positive_int(batch_size, "batch_size")
         block_size = positive_int(block_size, "block_size")
         device = as_device(device)
+        generator = _generator(generator)
         if split not in ("train", "val"):
             raise ValueError(f"split হবে 'train' বা 'val' (unknown split); পেয়েছি {split!r}")
         data = self.train_data if split == "train" else self.val_data

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import socket
 import sys
@@ -46,6 +47,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .data import synthetic_regression
 from .models import MLP
+from .util import positive_int
 
 __all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradients", "token_masks",
            "train_single", "main"]
@@ -54,10 +56,25 @@ D_IN, D_HIDDEN = 8, 32
 LR = 0.05
 SEED = 0
 STORE_TIMEOUT = timedelta(seconds=120)   # ব্যস্ত যন্ত্রে দুই process-এর দেখা হতে যতক্ষণ অপেক্ষা
+MAX_SAMPLES = 100_000                    # steps × accum × micro × world: ডেমো CPU-তে কয়েক সেকেন্ডে শেষ হওয়ার মাপ
+MAX_WORLD = 8
+
+
+def _sizes(steps, accum, micro, world) -> tuple:
+    """চারটি মাপ যাচাই: প্রতিটি ধনাত্মক পূর্ণসংখ্যা, world ≤ MAX_WORLD, মোট নমুনা ≤ MAX_SAMPLES।"""
+    sizes = tuple(positive_int(v, name) for v, name in ((steps, "steps"), (accum, "accum"), (micro, "micro"),
+                                                        (world, "world")))
+    if sizes[3] > MAX_WORLD:
+        raise ValueError(f"world হবে 1 থেকে {MAX_WORLD} (world size: processes on this machine); পেয়েছি {world}")
+    if math.prod(sizes) > MAX_SAMPLES:
+        raise ValueError(f"steps × accum × micro × world = {math.prod(sizes):,} নমুনা, এই ডেমোর জন্য খুব বেশি "
+                         f"(too many samples; at most {MAX_SAMPLES:,})")
+    return sizes
 
 
 def global_batches(steps: int, accum: int, micro: int, world: int):
     """প্রতি step-এর global batch: (x, y), আকার (micro × accum × world, …)। সব process একই ডেটা বানায়।"""
+    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     x, y = synthetic_regression(n=steps * accum * micro * world, d=D_IN, seed=SEED)
     size = accum * micro * world
     return [(x[s * size:(s + 1) * size], y[s * size:(s + 1) * size]) for s in range(steps)]
@@ -77,9 +94,10 @@ def _new_model():
 
 def train_single(steps: int, accum: int, micro: int, world: int) -> torch.nn.Module:
     """তুলনার মাপকাঠি: এক process, প্রতি step-এ পুরো global batch একবারে, কোনো accumulation নেই।"""
+    batches = global_batches(steps, accum, micro, world)
     model = _new_model()
     opt = torch.optim.SGD(model.parameters(), lr=LR)
-    for xb, yb in global_batches(steps, accum, micro, world):
+    for xb, yb in batches:
         F.mse_loss(model(xb), yb).backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -105,6 +123,7 @@ def token_masks(steps: int, accum: int, micro: int, world: int):
     ভাষার মডেলে বাক্যের দৈর্ঘ্য আলাদা, তাই micro-batch-এ বৈধ tokenের সংখ্যাও আলাদা; এখানে প্রতিটি micro-batch-এ
     1 থেকে micro-র মধ্যে একটি এলোমেলো (কিন্তু seed-বাঁধা) সংখ্যক নমুনা বৈধ। ক্রম global_batches-এর মতোই।
     """
+    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     g = torch.Generator().manual_seed(SEED + 1)
     masks = []
     for _ in range(steps):
@@ -119,6 +138,7 @@ def _masked_sum(pred, y, mask):
 
 def single_gradients(steps: int, accum: int, micro: int, world: int):
     """মাপকাঠি: এক process, step 1-এর global batch-এ token-গড় loss-এর gradient আর steps ধাপ পরের ওজন।"""
+    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     model = _new_model()
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     first = None
@@ -277,8 +297,7 @@ def run(steps: int = 3, accum: int = 4, micro: int = 8, world: int = 2) -> dict:
     process group চালু না হলে বা কোনো worker মরে গেলে (যেমন ব্যস্ত যন্ত্রে সংযোগের সময় পেরিয়ে গেলে) একবার নতুন
     store আর port নিয়ে আবার চেষ্টা করে; report["attempts"] বলে কয়বার লাগল।
     """
-    if steps < 1 or accum < 1 or micro < 1 or world < 1:
-        raise ValueError("steps, accum, micro, world সবই অন্তত ১ হতে হবে (must be >= 1)")
+    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     t0 = time.perf_counter()
     for attempt in (1, 2):
         with tempfile.TemporaryDirectory() as tmp:

@@ -20,6 +20,7 @@ ipywidgets import করে না; deepspeed import হয় শুধু য�
 from __future__ import annotations
 
 import collections
+import contextlib
 import copy
 import gc
 import logging
@@ -32,7 +33,7 @@ from .ds_config import DeepSpeedConfigError, validate_config
 from .util import free_port, package_version
 
 __all__ = ["setup_single_process", "initialize", "release", "current_engine", "engine_step", "loss_scale_of",
-           "LossScaleRow", "LossScaleLog", "model_state_bytes"]
+           "loss_scale_messages", "LossScaleRow", "LossScaleLog", "model_state_bytes"]
 
 
 # ---------------------------------------------------------------- এক process, launcher ছাড়া
@@ -204,10 +205,32 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
         release(previous)
     if optimizer is None and "optimizer" not in config:
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
-    engine, *_ = deepspeed.initialize(model=model, optimizer=optimizer, config=copy.deepcopy(config), **kwargs)
+    with _no_memory_report():
+        engine, *_ = deepspeed.initialize(model=model, optimizer=optimizer, config=copy.deepcopy(config), **kwargs)
     if replace_current:
         _ENGINE = engine
     return engine
+
+
+@contextlib.contextmanager
+def _no_memory_report():
+    """engine বানানোর সময়টুকু BF16_Optimizer-এর see_memory_usage(force=True) বন্ধ রাখে।
+
+    DeepSpeed 0.19.8-এর BF16_Optimizer (BF16 + ZeRO 1 + FP32-এ জমানো) বানানোর সময় সেটি সাতবার ডাকে: প্রতিবার
+    gc.collect() (নোটবুকে প্রায় এক সেকেন্ড), print() দিয়ে মেমরির লাইন, আর GPU-র peak memory-র গোনা শূন্য করা —
+    শেষেরটা আমাদের মেমরির মাপ ভেঙে দিত। নাম না মিললে (অন্য সংস্করণ) কিছুই বদলাই না।
+    """
+    import deepspeed.runtime.bf16_optimizer as bf16_module
+
+    original = getattr(bf16_module, "see_memory_usage", None)
+    if original is None:
+        yield
+        return
+    bf16_module.see_memory_usage = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        bf16_module.see_memory_usage = original
 
 
 def engine_step(engine, micro_batches) -> torch.Tensor:
@@ -277,6 +300,25 @@ class _MessageCatcher(logging.Handler):
     def emit(self, record):
         if record.filename in _SCALE_MESSAGE_FILES:
             self.messages.append(record.getMessage().strip())
+
+
+@contextlib.contextmanager
+def loss_scale_messages():
+    """with-block-এর ভেতরে DeepSpeed-এর loss scale-এর বার্তাগুলো (INFO স্তরেও) একটি list-এ জমায় (পাঠ ০৫)।
+
+    যেমন DeepSpeed-এর নিজের DynamicLossScaler-কে হাতে চালালে: `with ds.loss_scale_messages() as lines:
+    scaler.update_scale(True)` → lines-এ "[deepspeed] OVERFLOW! Rank 0 Skipping step. ..."। পর্দায় বাড়তি
+    কিছু ছাপে না; শেষে logger আগের অবস্থায় ফেরে। বার্তাগুলো আসে শুধু rank 0-তে (DeepSpeed-এর নিজের নিয়ম)।
+    """
+    logger = logging.getLogger("DeepSpeed")
+    old_level, catcher = logger.level, _MessageCatcher()
+    logger.addHandler(catcher)
+    logger.setLevel(logging.INFO)
+    try:
+        yield catcher.messages
+    finally:
+        logger.removeHandler(catcher)
+        logger.setLevel(old_level)
 
 
 @dataclass

@@ -11,6 +11,7 @@ engine চালু করা, ছাড়া আর loss scale-এর খা�
 """
 from __future__ import annotations
 
+import copy
 import os
 import warnings
 
@@ -21,8 +22,9 @@ from .precision import device_type, ds_block, from_ds_config, needs_loss_scaling
 from .precision import resolve as resolve_precision
 from .util import finite_float, positive_int
 
-__all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "DeepSpeedConfigError", "cpu_supports_fp16",
-           "config_for_device", "validate_config", "zero_model_state_bytes"]
+__all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "ACCUMULATION_STAGE0_WARNING", "FP32_SUMS",
+           "DeepSpeedConfigError", "cpu_supports_fp16", "config_for_device", "validate_config",
+           "zero_model_state_bytes"]
 
 ZERO_STAGES = (0, 1, 2, 3)
 """DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
@@ -46,6 +48,20 @@ FP16_STAGE0_WARNING = (
     "কিন্তু engine.step() gradient-কে সেই scale দিয়ে ভাগ করে — ছোট gradient underflow থেকে বাঁচে না, আর হালনাগাদ "
     "scale গুণ ছোট হয় (fp16 with ZeRO stage 0: the loss is not scaled in engine.backward; DeepSpeed PR #8393)। "
     "zero_stage=1 নাও: loss scaling ঠিক চলে, আর এক GPU-তে মেমরি প্রায় একই।")
+
+
+ACCUMULATION_STAGE0_WARNING = (
+    "{name} আর ZeRO stage 0, accumulation {k}: DeepSpeed 0.19.8 এখানে micro-step-গুলোর gradient জমায় মডেলের "
+    "নিজের dtype-এ ({name}-এর .grad-এ), প্রতিটি যোগে {name}-এর rounding জমে; stage 0-তে "
+    "data_types.grad_accum_dtype = 'fp32' সে নেয়ই না ('unsupported mix of model_dtype and grad_accum_dtype')। "
+    "(gradients accumulate in {name} with ZeRO stage 0) zero_stage=1 নাও, বা zero_stage না দিলে config_for_device "
+    "নিজেই stage 1 নেয় আর FP32-এ জমায় (data_types.grad_accum_dtype = 'fp32'); দাম প্রতি ওজনে FP32 gradient-এর "
+    "৪ বাইট।")
+
+FP32_SUMS = {"data_types": {"grad_accum_dtype": "fp32"}, "communication_data_type": "fp32"}
+"""16-বিট engine-এ accumulation > 1 হলে config-এ যা যোগ হয় (পাঠ ০৫): gradient জমে FP32-এ, আর সীমানায়
+reduce-এর আগে DeepSpeed সেটিকে communication_data_type-এ (ডিফল্ট মডেলের dtype) বদলায় — এক process-এও;
+তাই সেটাও FP32।"""
 
 
 class DeepSpeedConfigError(ValueError):
@@ -104,9 +120,13 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
     - world_size: কয়টি process (GPU); না দিলে env-এর WORLD_SIZE, নইলে ১।
       train_batch_size = micro_batch × accumulation_steps × world_size; দিলে মিলতে হবে।
     - precision: None বা 'auto' হলে device দেখে (mishran.precision.resolve): T4-এ 'fp16', A100/H100/CPU-তে 'bf16'।
-    - zero_stage: None হলে BF16/FP32-এ 0, কিন্তু FP16-এ 1 — কারণ DeepSpeed 0.19.8-এ ZeRO stage 0-তে
-      engine.backward() loss-কে scale করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (DeepSpeed PR #8393);
-      stage 1-এ scaling ঠিক চলে, আর এক GPU-তে মেমরি প্রায় একই। নিজে 0 দিলে FP16-এ সতর্কবার্তা আসে।
+    - zero_stage: None হলে FP32-এ 0; FP16-এ 1, কারণ DeepSpeed 0.19.8-এ ZeRO stage 0-তে engine.backward()
+      loss-কে scale করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (DeepSpeed PR #8393); BF16-এ 0, কিন্তু
+      accumulation > 1 হলে 1, কারণ stage 0-তে DeepSpeed gradient জমায় BF16-এ, আর FP32-এ জমানো চলে শুধু
+      ZeRO 1–3-এ। নিজে 0 দিলে সতর্কবার্তা আসে (FP16; আর ১৬-বিটে accumulation > 1)।
+    - ১৬-বিটে accumulation > 1 আর stage 1–3 হলে config-এ FP32_SUMS যোগ হয়: gradient জমে FP32-এ, reduce-ও
+      FP32-এ। দাম: FP32 gradient-এর buffer (stage 1-এ প্রতি ওজনে ৪ বাইট, stage 2/3-এ তার ১/N) আর কয়েকটি GPU-তে
+      দ্বিগুণ বাইটের যোগাযোগ।
     - optimizer: None হলে config-এ optimizer নেই — mishran.ds.initialize() একটি torch.optim.AdamW বানায়,
       কিছুই compile হয় না। 'Adam'/'AdamW' দিলে DeepSpeed নিজের optimizer নেয়: GPU-তে FusedAdam, যা প্রথমবার
       JIT compile হয় (প্রায় এক মিনিট)।
@@ -122,7 +142,7 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
         _zero_stage(zero_stage)
     device = "cuda" if capability is not None else _device(device)
     name = resolve_precision(_precision_name(precision), device, capability)
-    zero_stage = _default_zero_stage(name, zero_stage)
+    zero_stage = _default_zero_stage(name, zero_stage, accum)
     config = {
         "train_batch_size": micro * accum * world if train_batch_size is None else train_batch_size,
         "train_micro_batch_size_per_gpu": micro,
@@ -130,6 +150,8 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
         **_precision_block(name, fp16_options),
         "zero_optimization": _zero_block(zero_stage, bucket_size),
     }
+    if name != "fp32" and accum > 1 and zero_stage > 0:
+        config.update(copy.deepcopy(FP32_SUMS))
     if gradient_clipping is not None:
         config["gradient_clipping"] = _finite(gradient_clipping, "gradient_clipping")
     if optimizer is not None:
@@ -147,12 +169,15 @@ def _zero_stage(stage) -> int:
     return stage
 
 
-def _default_zero_stage(name: str, zero_stage: int | None) -> int:
-    """না দিলে: loss scaling লাগে (FP16) তো 1, নইলে 0; FP16-এ নিজে 0 দিলে সতর্কবার্তা (FP16_STAGE0_WARNING)।"""
+def _default_zero_stage(name: str, zero_stage: int | None, accum: int) -> int:
+    """না দিলে: FP16-এ, আর ১৬-বিটে accumulation > 1 হলে 1, নইলে 0; নিজে 0 দিলে সেই কারণগুলোর সতর্কবার্তা।"""
+    sums_in_16_bit = name != "fp32" and accum > 1
     if zero_stage is None:
-        return 1 if needs_loss_scaling(name) else 0
+        return 1 if needs_loss_scaling(name) or sums_in_16_bit else 0
     if zero_stage == 0 and needs_loss_scaling(name):
         warnings.warn(FP16_STAGE0_WARNING, stacklevel=3)          # config_for_device-এর caller-এর লাইন দেখায়
+    if zero_stage == 0 and sums_in_16_bit:
+        warnings.warn(ACCUMULATION_STAGE0_WARNING.format(name=name.upper(), k=accum), stacklevel=3)
     return zero_stage
 
 
@@ -211,7 +236,8 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
     """একটি DeepSpeed config (নিজের লেখা হলেও) DeepSpeed-এর আগে যাচাই; ভুলে DeepSpeedConfigError (পাঠ ০৫)।
 
     দেখে: ব্যাচের হিসাব (train_batch_size = micro × accumulation × world_size), FP16 চালাতে না-পারা CPU-তে FP16, FP16 আর BF16
-    একসঙ্গে, অচেনা ZeRO stage। ফেরত দেয় {"train_batch_size", "micro_batch", "accumulation_steps", "world_size"}।
+    একসঙ্গে, অচেনা ZeRO stage, stage 0-তে মডেলের dtype ছাড়া অন্য grad_accum_dtype।
+    ফেরত দেয় {"train_batch_size", "micro_batch", "accumulation_steps", "world_size"}।
     """
     if not isinstance(config, dict):
         raise DeepSpeedConfigError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}। "
@@ -228,8 +254,28 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
     if not isinstance(zero, dict):
         raise DeepSpeedConfigError('config-এর "zero_optimization" হবে একটি dict, যেমন {"stage": 1} '
                                    f'("zero_optimization" must be a dict); পেয়েছি {zero!r}')
-    _zero_stage(zero.get("stage", 0))
+    _accumulation_dtype(config, name, _zero_stage(zero.get("stage", 0)))
     return {"train_batch_size": train, "micro_batch": micro, "accumulation_steps": accum, "world_size": world}
+
+
+# DeepSpeed-এর DtypeEnum যে বানানগুলো চেনে (deepspeed/runtime/config.py)
+_DTYPE_SPELLINGS = {"fp32": ("fp32", "float32", "float", "torch.float32"),
+                    "fp16": ("fp16", "float16", "half", "torch.float16"),
+                    "bf16": ("bf16", "bfloat16", "torch.bfloat16")}
+
+
+def _accumulation_dtype(config: dict, name: str, stage: int) -> None:
+    """ZeRO stage 0-তে DeepSpeed gradient জমায় শুধু মডেলের dtype-এ; অন্য grad_accum_dtype দিলে আগেই বলি।"""
+    data_types = config.get("data_types") or {}
+    wanted = data_types.get("grad_accum_dtype") if isinstance(data_types, dict) else None
+    if wanted is None or stage != 0:
+        return
+    wanted_name = next((n for n, spellings in _DTYPE_SPELLINGS.items() if str(wanted) in spellings), None)
+    if wanted_name != name:
+        raise DeepSpeedConfigError(
+            f"ZeRO stage 0-তে gradient জমে শুধু মডেলের dtype-এ ({name}); grad_accum_dtype {wanted!r} DeepSpeed নেয় না "
+            "(unsupported mix of model_dtype and grad_accum_dtype)। FP32-এ জমাতে ZeRO stage 1–3 নাও: "
+            '"zero_optimization": {"stage": 1}।')
 
 
 def _batch_numbers(config: dict, world: int) -> tuple[int, int, int]:

@@ -41,7 +41,8 @@ SIZES = {
 def parse_args(argv=None):
     """`python -m mishran.ds_train`-এর argument (পাঠ ০৫)।"""
     p = argparse.ArgumentParser(description="DeepSpeed ZeRO দিয়ে TinyGPT (mishran, পাঠ ০৫)")
-    p.add_argument("--zero-stage", type=int, default=0, choices=[0, 1, 2])
+    p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2],
+                   help="ডিফল্ট: config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1, নইলে 0)")
     p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
     p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
     p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
@@ -57,12 +58,14 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
+def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
         precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
         cpu: bool = False) -> dict | None:
     """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫)।
 
     precision একবারই ঠিক হয় ('auto' হলে mishran.precision.resolve), config তা থেকে বানানো, ফলাফলেও সেটাই।
+    zero_stage=None হলে stage ঠিক করে ds_config.config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে
+    FP32-এ); ফলাফলের "zero_stage" config-এর আসল stage।
     """
     device, backend = _start(cpu)
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
@@ -72,6 +75,7 @@ def run(zero_stage: int = 0, steps: int = 30, global_batch: int | None = None, m
     precision = resolve_precision(precision, device)          # একবারই ঠিক হয়; config তা থেকে বানানো
     config = ds_config.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
                                          zero_stage=zero_stage, precision=precision, device=device.type)
+    zero_stage = config["zero_optimization"]["stage"]
 
     data = CharDataset()
     gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])

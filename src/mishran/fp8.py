@@ -11,11 +11,13 @@ mishran.formats.round_to দিয়ে, তাই সব হিসাব CPU-�
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import torch
 
 from mishran.formats import get_format, round_to
+from mishran.util import as_bool
 
 __all__ = ["SCALINGS", "AMAX_FLOOR", "amax", "compute_scale", "quantize", "ScaledMatmul", "scaled_matmul",
            "relative_error", "matmul_errors"]
@@ -24,6 +26,24 @@ SCALINGS = ("none", "tensorwise", "rowwise")
 
 # amax শূন্য হলে scale অসীম হতো; torchao-র মতো একটি ছোট নিচের সীমা (পাঠ ০৭)
 AMAX_FLOOR = 1e-12
+
+
+def _tensor(x, what: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
+        shown = f"{tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"{what}: সংখ্যার অখালি ভাসমান বিন্দুর tensor চাই (a non-empty floating-point tensor); "
+                        f"পেয়েছি {shown}")
+    return x
+
+
+def _positive_scale(scale) -> torch.Tensor:
+    """scale: একটি ধনাত্মক সসীম সংখ্যা বা তেমন মানের tensor (যেমন rowwise-এর (M, 1)) → float32 tensor।"""
+    if isinstance(scale, numbers.Real) and not isinstance(scale, bool):
+        scale = torch.tensor(float(scale) if abs(scale) < 1e300 else math.inf)
+    if not isinstance(scale, torch.Tensor) or scale.is_complex() or not (torch.isfinite(scale) & (scale > 0)).all():
+        raise ValueError(f"scale হবে ধনাত্মক সসীম সংখ্যা বা তেমন মানের tensor (positive and finite); পেয়েছি "
+                         f"{str(scale)[:60]}")
+    return scale.float()
 
 
 def _matrix(x, what: str) -> torch.Tensor:
@@ -37,13 +57,18 @@ def _matrix(x, what: str) -> torch.Tensor:
 
 
 def _scaling(scaling: str) -> str:
-    if scaling not in SCALINGS:
+    if not isinstance(scaling, str) or scaling not in SCALINGS:
         raise ValueError(f"অচেনা scaling {scaling!r} (unknown scaling); চেনা: {', '.join(SCALINGS)}")
     return scaling
 
 
 def amax(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
     """সবচেয়ে বড় পরম মান (absolute max): পুরো tensor-এর (dim=None), নয়তো dim ধরে, আকার রেখে (পাঠ ০৭)।"""
+    x = _tensor(x, "amax")
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, numbers.Integral)
+                            or not -x.dim() <= dim < x.dim()):
+        raise ValueError(f"dim হবে None বা {-x.dim()} থেকে {x.dim() - 1}-এর একটি পূর্ণসংখ্যা (a dimension of x); "
+                         f"পেয়েছি {dim!r}")
     a = x.detach().float().abs()
     return a.max() if dim is None else a.amax(dim=dim, keepdim=True)
 
@@ -55,9 +80,13 @@ def compute_scale(amax_value, fmt="fp8_e4m3", power_of_two: bool = False) -> tor
     তখন scale দিয়ে গুণ-ভাগে কোনো rounding-এর ভুল যোগ হয় না।
     """
     f = get_format(fmt)
-    a = torch.as_tensor(amax_value, dtype=torch.float32)
-    if (a < 0).any() or not torch.isfinite(a).all():
-        raise ValueError(f"amax হবে শূন্য বা ধনাত্মক সসীম সংখ্যা (non-negative, finite); পেয়েছি {amax_value!r}")
+    power_of_two = as_bool(power_of_two, "power_of_two")
+    ok = isinstance(amax_value, torch.Tensor) and not amax_value.is_complex() and amax_value.numel() > 0 or (
+        isinstance(amax_value, numbers.Real) and not isinstance(amax_value, bool) and abs(amax_value) < 1e300)
+    a = torch.as_tensor(amax_value, dtype=torch.float32) if ok else None
+    if a is None or (a < 0).any() or not torch.isfinite(a).all():
+        raise ValueError(f"amax হবে শূন্য বা ধনাত্মক সসীম সংখ্যা বা tensor (non-negative, finite); পেয়েছি "
+                         f"{str(amax_value)[:60]}")
     scale = f.max / torch.clamp(a.double(), min=AMAX_FLOOR)
     if power_of_two:
         scale = torch.exp2(torch.floor(torch.log2(scale)))
@@ -72,7 +101,13 @@ def quantize(x: torch.Tensor, fmt="fp8_e4m3", scale=1.0) -> torch.Tensor:
     f = get_format(fmt)
     if f.total_bits != 8:
         raise ValueError(f"quantize() FP8 ফরম্যাট চায় (fp8_e4m3 বা fp8_e5m2); পেয়েছি {f.name}")
-    return round_to(x.float() * torch.as_tensor(scale, dtype=torch.float32), f, saturate=True)
+    x, scale = _tensor(x, "quantize"), _positive_scale(scale)
+    try:
+        scaled = x.float() * scale
+    except RuntimeError:
+        raise ValueError(f"scale-এর আকার {tuple(scale.shape)} x-এর {tuple(x.shape)}-এর সঙ্গে মেলে না (shapes do not "
+                         "broadcast)") from None
+    return round_to(scaled, f, saturate=True)
 
 
 @dataclass
@@ -95,6 +130,7 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, fmt_a="fp8_e4m3", fmt_b="fp8
         raise ValueError(f"matmul-এর আকার মেলে না (shape mismatch): a {tuple(a.shape)}, b {tuple(b.shape)}; "
                          "a-র কলাম আর b-র সারির সংখ্যা সমান হতে হবে")
     scaling = _scaling(scaling)
+    power_of_two = as_bool(power_of_two, "power_of_two")
     if scaling == "none":
         sa = sb = torch.tensor(1.0)
     elif scaling == "tensorwise":
@@ -110,7 +146,10 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, fmt_a="fp8_e4m3", fmt_b="fp8
 
 def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     """‖out − ref‖ / ‖ref‖ (FP64-এ); ref শূন্য হলে out-ও শূন্য কি না দেখে 0 বা inf (পাঠ ০৭)।"""
-    out, ref = out.double(), ref.double()
+    out, ref = _tensor(out, "relative_error(out)").double(), _tensor(ref, "relative_error(ref)").double()
+    if out.shape != ref.shape:
+        raise ValueError(f"out আর ref-এর আকার এক হতে হবে (shapes must match): {tuple(out.shape)} বনাম "
+                         f"{tuple(ref.shape)}")
     denom = ref.norm().item()
     diff = (out - ref).norm().item()
     if denom == 0:

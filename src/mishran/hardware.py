@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .util import package_version
+from .precision import device_type
+from .util import as_bool, package_version
 
 __all__ = [
     "PEAK_TFLOPS",
@@ -95,13 +96,10 @@ def supports(feature: str, device: str | None = None) -> bool:
     CPU-তে শুধু 'bf16' হতে পারে True (AVX512-BF16/AMX নির্দেশ থাকলে); বাকিগুলো GPU-র জিনিস। পাঠগুলো GPU-র
     বিশেষ পথ (BF16 autocast, TF32, FP8, 2:4 sparsity) নেওয়ার আগে এটাই জিজ্ঞেস করে।
     """
-    if feature not in FEATURES:
+    if not isinstance(feature, str) or feature not in FEATURES:
         raise ValueError(f"অচেনা feature {feature!r} (unknown feature); চেনা: {', '.join(FEATURES)}")
-    device = device or default_device()
-    if device == "cpu":
+    if _device(device) == "cpu":
         return feature == "bf16" and _cpu_has_bf16_instructions()
-    if device != "cuda":
-        raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
     cap = gpu_capability()
     if cap is None:
         raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
@@ -113,19 +111,28 @@ def use_tf32(enabled: bool = True, device: str | None = None) -> bool:
 
     ফেরত: TF32 এখন চালু কি না। sm_80-এর আগের GPU-তে (বা অনুকরণে) আর CPU-তে চালু করে না, False ফেরত দেয়।
     """
-    on = bool(enabled) and (device or default_device()) == "cuda" and supports("tf32", "cuda")
+    on = as_bool(enabled, "enabled") and _device(device) == "cuda" and supports("tf32", "cuda")
     torch.set_float32_matmul_precision("high" if on else "highest")
     return on
 
 
 def device_name(device: str | None = None) -> str:
     """ছাপার জন্য ডিভাইসের নাম; অনুকরণ চালু থাকলে তা-ও বলে, যেমন "NVIDIA H200 (অনুকরণ: sm_75)"।"""
-    device = device or default_device()
-    if device == "cpu":
+    if _device(device) == "cpu":
         return "CPU"
     name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "GPU নেই"
     sim = simulated_capability()
     return name + (f" (অনুকরণ: sm_{sim[0]}{sim[1]}, simulated)" if sim else "")
+
+
+def _device(device) -> str:
+    """None → এই মেশিনের device; নইলে 'cpu' বা 'cuda' ('cuda:1' আর torch.device-ও চলে), অন্য কিছু হলে ভুল।"""
+    if device is None:
+        return default_device()
+    kind = device_type(device)
+    if kind not in ("cpu", "cuda"):
+        raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
+    return kind
 
 
 def _check_capability(capability) -> tuple:
@@ -147,11 +154,8 @@ def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.d
     device বা capability না দিলে এই মেশিন দেখে ঠিক করে (MISHRAN_SIMULATE_CC থাকলে সেই capability ধরে)।
     """
     if capability is None:
-        device = device or default_device()
-        if device == "cpu":
+        if _device(device) == "cpu":
             return torch.bfloat16
-        if device != "cuda":
-            raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
         capability = gpu_capability()            # MISHRAN_SIMULATE_CC মেনে
         if capability is None:
             raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
@@ -260,7 +264,7 @@ class DeviceReport:
 
 def device_report(device: str | None = None) -> DeviceReport:
     """এই মেশিনের বিবরণ (পাঠ ০০)। GPU থাকলে প্রথম GPU-টি দেখে।"""
-    device = device or default_device()
+    device = _device(device)
     notes = []
     common = {"colab": is_colab(), "torch_version": torch.__version__,
               "deepspeed_version": package_version("deepspeed")}
@@ -275,8 +279,6 @@ def device_report(device: str | None = None) -> DeviceReport:
         return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", None, 0, None,
                             fp16_tensor_cores=False, bf16=bf16, tf32=False, fp8=False, bf16_reported_by_torch=None,
                             cuda_version=None, recommended_dtype=torch.bfloat16, notes=notes, **common)
-    if device != "cuda":
-        raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
     if not torch.cuda.is_available():
         raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device_report('cpu') দেখো")
     cap = gpu_capability()
@@ -311,6 +313,8 @@ PEAK_SOURCE = "dense, from NVIDIA datasheets"
 
 def peak_tflops(gpu_name: str) -> tuple[str | None, dict]:
     """GPU-র নাম থেকে (কোন সারি, {mode: dense peak TFLOP/s}); জানা না থাকলে (None, {}) (পাঠ ০৩, ০৭, ০৮: MFU)।"""
+    if not isinstance(gpu_name, str):
+        raise TypeError(f"GPU-র নাম হবে লেখা (gpu_name must be a str), যেমন 'NVIDIA H100'; পেয়েছি {gpu_name!r}")
     for pattern, exclude, label, peaks in PEAK_TFLOPS:
         if re.search(pattern, gpu_name) and not (exclude and re.search(exclude, gpu_name, re.I)):
             return label, peaks

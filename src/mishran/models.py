@@ -17,12 +17,42 @@ from torch.utils.checkpoint import checkpoint as _checkpoint
 
 from .util import as_bool, as_seed, finite_float, positive_int
 
-__all__ = ["MLP", "GPTConfig", "TinyGPT", "CausalSelfAttention", "FeedForward", "Block"]
+__all__ = ["MLP", "GPTConfig", "TinyGPT", "CausalSelfAttention", "FeedForward", "Block", "MAX_NEW_TOKENS"]
+
+MAX_NEW_TOKENS = 1_000_000     # generate() এক অক্ষর করে লেখে: এর বেশি মানে CPU-তে ঘণ্টা, কোনো পাঠে লাগে না
 
 
 def _generator(seed):
     seed = as_seed(seed)
     return None if seed is None else torch.Generator().manual_seed(seed)
+
+
+def _config(config) -> GPTConfig:
+    if not isinstance(config, GPTConfig):
+        raise TypeError(f"config হবে একটি GPTConfig (a GPTConfig), যেমন GPTConfig(vocab_size=65); পেয়েছি {config!r}")
+    return config
+
+
+def _activations(x, width: int, where: str) -> torch.Tensor:
+    """x হবে (..., width) আকারের ভাসমান বিন্দুর tensor; আকার আর dtype-ই দেখা হয়, মান নয় (GPU-তে sync লাগে না)।"""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() < 1 or x.shape[-1] != width:
+        shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"{where}: ইনপুট হবে (..., {width}) আকারের ভাসমান বিন্দুর tensor (a float tensor with last "
+                         f"dimension {width}); পেয়েছি {shape}")
+    return x
+
+
+def _token_ids(idx, what: str, block_size: int) -> torch.Tensor:
+    """idx হবে (B, T) আকারের পূর্ণসংখ্যার tensor, T ≤ block_size (মান যাচাই নয়: তাতে GPU-তে sync লাগত)।"""
+    if (not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.dtype.is_floating_point or idx.is_complex()
+            or idx.dtype == torch.bool):
+        shape = f"{tuple(idx.shape)} {idx.dtype}" if isinstance(idx, torch.Tensor) else type(idx).__name__
+        raise ValueError(f"{what} হবে (B, T) আকারের token id-এর int64 tensor (a 2-D tensor of token ids); "
+                         f"পেয়েছি {shape}")
+    if idx.shape[1] > block_size:
+        raise ValueError(f"ইনপুট {idx.shape[1]} অক্ষর লম্বা, কিন্তু block_size মাত্র {block_size} "
+                         "(sequence too long); ছোট টুকরো দাও")
+    return idx
 
 
 class MLP(nn.Module):
@@ -49,7 +79,7 @@ class MLP(nn.Module):
 
     def forward(self, x):  # (N, d_in) -> (N, d_out)
         """ইনপুট x (N, d_in) → আউটপুট (N, d_out)।"""
-        return self.net(x)
+        return self.net(_activations(x, self.net[0].in_features, "MLP"))
 
 
 @dataclass
@@ -81,8 +111,8 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
-        if config.n_embd % config.n_head:
-            raise ValueError(f"n_embd ({config.n_embd}) n_head ({config.n_head}) দিয়ে বিভাজ্য হতে হবে")
+        config = _config(config)
+        self.n_embd = config.n_embd
         self.n_head = config.n_head
         self.dropout = config.dropout
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)  # q, k, v একসঙ্গে
@@ -91,6 +121,9 @@ class CausalSelfAttention(nn.Module):
 
     def forward(self, x):
         """x (B, T, C) → (B, T, C): প্রতিটি অবস্থানে আগের অবস্থানগুলোর মানের ভারযুক্ত গড়, n_head টি মাথায় আলাদা করে।"""
+        if _activations(x, self.n_embd, "CausalSelfAttention").dim() != 3:
+            raise ValueError(f"CausalSelfAttention: ইনপুট হবে (B, T, C) — তিন মাত্রার (a 3-D tensor); পেয়েছি "
+                             f"{tuple(x.shape)}")
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)                      # প্রতিটি (B, T, C)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
@@ -108,6 +141,7 @@ class FeedForward(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
+        config = _config(config)
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
         self.gelu = nn.GELU()
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
@@ -115,6 +149,7 @@ class FeedForward(nn.Module):
 
     def forward(self, x):
         """x (B, T, C) → (B, T, C), প্রতিটি অবস্থান আলাদা করে।"""
+        x = _activations(x, self.c_fc.in_features, "FeedForward")
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 
@@ -123,6 +158,7 @@ class Block(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
+        config = _config(config)
         self.ln_1 = nn.LayerNorm(config.n_embd)
         self.attn = CausalSelfAttention(config)
         self.ln_2 = nn.LayerNorm(config.n_embd)
@@ -130,7 +166,7 @@ class Block(nn.Module):
 
     def forward(self, x):
         """x (B, T, C) → (B, T, C): x + attention(LayerNorm(x)), তারপর একইভাবে MLP।"""
-        x = x + self.attn(self.ln_1(x))
+        x = x + self.attn(self.ln_1(_activations(x, self.ln_1.normalized_shape[0], "Block")))
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -140,7 +176,8 @@ class TinyGPT(nn.Module):
 
     def __init__(self, config: GPTConfig, seed: int | None = None):
         super().__init__()
-        self.config = config
+        self.config = config = _config(config)
+        g = _generator(seed)                  # ভুল seed হলে কিছু বানানোর আগেই থামি
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),   # অক্ষরের embedding
             wpe=nn.Embedding(config.block_size, config.n_embd),   # অবস্থানের embedding
@@ -152,7 +189,6 @@ class TinyGPT(nn.Module):
         # weight tying: ইনপুটের embedding আর আউটপুটের ওজন একই tensor; ওজন কমে, শেখাও ভালো হয়
         self.transformer.wte.weight = self.lm_head.weight
 
-        g = _generator(seed)
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.normal_(module.weight, mean=0.0, std=0.02, generator=g)
@@ -171,10 +207,10 @@ class TinyGPT(nn.Module):
 
     def forward(self, idx, targets=None):
         """idx: (B, T) int64 → (logits (B, T, vocab_size), loss বা None)।"""
-        B, T = idx.shape
-        if T > self.config.block_size:
-            raise ValueError(f"ইনপুট {T} অক্ষর লম্বা, কিন্তু block_size মাত্র {self.config.block_size} "
-                             "(sequence too long); ছোট টুকরো দাও")
+        B, T = _token_ids(idx, "idx", self.config.block_size).shape
+        if targets is not None and (_token_ids(targets, "targets", T).shape != idx.shape):
+            raise ValueError(f"targets-এর আকার idx-এর সমান হতে হবে (targets must match idx): {tuple(targets.shape)} "
+                             f"বনাম {tuple(idx.shape)}")
         pos = torch.arange(T, device=idx.device)                                  # (T,)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
         for block in self.transformer.h:
@@ -199,12 +235,18 @@ class TinyGPT(nn.Module):
         temperature < 1 মানে বেশি নিশ্চিত, > 1 মানে বেশি এলোমেলো। generator দিলে একই seed-এ একই লেখা।
         আগে model.eval() ডেকে নাও (dropout বন্ধ)।
         """
-        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-            raise ValueError(f"max_new_tokens হবে 0 বা ধনাত্মক পূর্ণসংখ্যা (max_new_tokens must be a non-negative "
-                             f"integer); পেয়েছি {max_new_tokens!r}")
+        if (isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int)
+                or not 0 <= max_new_tokens <= MAX_NEW_TOKENS):
+            raise ValueError(f"max_new_tokens হবে 0 থেকে {MAX_NEW_TOKENS:,}-এর একটি পূর্ণসংখ্যা (max_new_tokens must be "
+                             f"an integer in [0, {MAX_NEW_TOKENS:,}]); পেয়েছি {str(max_new_tokens)[:40]}")
         temperature = finite_float(temperature, "temperature", minimum=1e-3)   # আরও ছোট: logits ÷ T = inf
         if top_k is not None:
             top_k = positive_int(top_k, "top_k")
+        if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.dtype.is_floating_point or idx.shape[1] == 0:
+            raise ValueError("idx হবে (B, T) আকারের token id-এর int64 tensor, T ≥ 1 (a 2-D tensor of token ids), "
+                             "যেমন torch.zeros(1, 1, dtype=torch.long)")
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator হবে একটি torch.Generator বা None (a torch.Generator); পেয়েছি {generator!r}")
         for _ in range(max_new_tokens):
             idx_cond = idx[:, -self.config.block_size:]       # context block_size-এর বেশি নয়
             logits, _ = self(idx_cond)

@@ -19,6 +19,14 @@ import torch
 from torch import nn
 
 from mishran.fp8 import AMAX_FLOOR, amax
+from mishran.util import as_bool
+
+
+def _floats(x, what: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
+        shown = f"{tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"{what}: ভাসমান বিন্দুর অখালি tensor চাই (a non-empty floating-point tensor); পেয়েছি {shown}")
+    return x
 
 __all__ = ["INT8_MAX", "int8_scale", "to_int8", "DynamicInt8Linear", "quantize_dynamic"]
 
@@ -27,11 +35,15 @@ INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যা�
 
 def int8_scale(x: torch.Tensor) -> torch.Tensor:
     """scale = 127 ÷ amax (পাঠ ০৭-এর FP8-এর মতোই, সব শূন্য হলে সেই নিচের সীমা): সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে।"""
-    return INT8_MAX / amax(x).clamp(min=AMAX_FLOOR)
+    return INT8_MAX / amax(_floats(x, "int8_scale")).clamp(min=AMAX_FLOOR)
 
 
 def to_int8(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
     """x × scale, নিকটতম পূর্ণসংখ্যায় গোল (সমান দূরত্বে জোড়ের দিকে), −127 … 127-এ আটকানো, dtype int8।"""
+    x = _floats(x, "to_int8")
+    if not isinstance(scale, torch.Tensor) or scale.numel() != 1 or not (torch.isfinite(scale) & (scale > 0)).all():
+        raise ValueError(f"scale হবে একটি ধনাত্মক সসীম মানের tensor (a positive finite 1-element tensor), যেমন "
+                         f"int8_scale(x); পেয়েছি {str(scale)[:60]}")
     return torch.round(x.float() * scale).clamp(-INT8_MAX, INT8_MAX).to(torch.int8)
 
 
@@ -55,8 +67,8 @@ class DynamicInt8Linear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) → (..., out_features): x-কে নিজের scale-এ INT8, গুণ INT32-এ, তারপর unscale + bias।"""
-        if x.shape[-1] != self.in_features:
-            raise ValueError(f"ইনপুটের শেষ মাত্রা {self.in_features} হওয়ার কথা (in_features); পেয়েছি {x.shape[-1]}")
+        if _floats(x, "DynamicInt8Linear").dim() == 0 or x.shape[-1] != self.in_features:
+            raise ValueError(f"ইনপুটের শেষ মাত্রা {self.in_features} হওয়ার কথা (in_features); পেয়েছি আকার {tuple(x.shape)}")
         flat = x.reshape(-1, self.in_features)
         x_scale = int8_scale(flat)                              # dynamic: এই ইনপুটেরই amax থেকে
         acc = to_int8(flat, x_scale).to(torch.int32) @ self.weight_int8.t().to(torch.int32)
@@ -74,8 +86,13 @@ class DynamicInt8Linear(nn.Module):
 def quantize_dynamic(model: nn.Module, qconfig_spec=None, dtype=torch.qint8, inplace: bool = False) -> nn.Module:
     """`torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)`-এর মতো ডাকা যায়:
     প্রতিটি nn.Linear-কে DynamicInt8Linear দিয়ে বদলায়; inplace=False হলে আগে model-এর কপি করে।"""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model হবে একটি nn.Module (a torch model); পেয়েছি {type(model).__name__}")
+    inplace = as_bool(inplace, "inplace")
+    if qconfig_spec is not None and not isinstance(qconfig_spec, (set, frozenset, list, tuple, dict)):
+        raise TypeError(f"qconfig_spec হবে {{nn.Linear}} (a set of module types) বা None; পেয়েছি {qconfig_spec!r}")
     spec = {nn.Linear} if qconfig_spec is None else set(qconfig_spec)
-    if spec != {nn.Linear} or dtype != torch.qint8:
+    if spec != {nn.Linear} or not isinstance(dtype, torch.dtype) or dtype != torch.qint8:
         raise ValueError("এখানে শুধু nn.Linear আর torch.qint8 চলে (only {nn.Linear} with torch.qint8); "
                          f"পেয়েছি {sorted(getattr(t, '__name__', str(t)) for t in spec)}, {dtype}")
     model = model if inplace else copy.deepcopy(model)

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import torch
 
 from .formats import get_format, round_to, spacing
-from .util import finite_float, positive_int
+from .util import as_bool, finite_float, positive_int
 
-__all__ = ["KINDS", "UnderflowReport", "underflow_report", "log2_magnitudes", "FormatRegions", "format_regions",
-           "StaticLossScaler", "DynamicLossScaler", "DeepSpeedLossScaler", "LossScaleAtMinimumError",
+__all__ = ["KINDS", "MAX_SIMULATE_STEPS", "UnderflowReport", "underflow_report", "log2_magnitudes", "FormatRegions",
+           "format_regions", "StaticLossScaler", "DynamicLossScaler", "DeepSpeedLossScaler", "LossScaleAtMinimumError",
            "DEEPSPEED_MIN_SCALE_MESSAGE", "simulate"]
 
 KINDS = ("normal", "subnormal", "flushed_to_zero", "overflow", "exact_zero")
@@ -315,9 +315,11 @@ class LossScaleAtMinimumError(RuntimeError):
 
     def __init__(self, scale: float):
         self.scale = scale
+        shown = f"{scale:g}" if isinstance(scale, (int, float)) and not isinstance(scale, bool) and abs(scale) < 1e300 \
+            else repr(scale)[:40]
         super().__init__(
             f"{DEEPSPEED_MIN_SCALE_MESSAGE}\n"
-            f"loss scale ইতিমধ্যে সবচেয়ে ছোট মানে (min_loss_scale = {scale:g}), তবু gradient-এ আবার inf/NaN "
+            f"loss scale ইতিমধ্যে সবচেয়ে ছোট মানে (min_loss_scale = {shown}), তবু gradient-এ আবার inf/NaN "
             "এসেছে; scale আর কমানো যায় না, তাই DeepSpeed প্রশিক্ষণ থামিয়ে দেয়। scale কমিয়েও যখন overflow "
             "থামে না, তখন সমস্যা সাধারণত scale-এ নয়: loss বা gradient নিজেই inf/NaN হচ্ছে (খুব বড় learning "
             "rate, ভুল ডেটা, log(0)-এর মতো হিসাব), অথবা FP16-এর পরিসর এই মডেলের জন্য যথেষ্ট নয় — "
@@ -367,8 +369,8 @@ class DeepSpeedLossScaler:
         self.min_scale = min_scale
         self.hysteresis = int(hysteresis)               # DeepSpeed: delayed_shift
         self.cur_hysteresis = int(hysteresis)
-        self.consecutive_hysteresis = bool(consecutive_hysteresis)
-        self.raise_error_at_min_scale = bool(raise_error_at_min_scale)
+        self.consecutive_hysteresis = as_bool(consecutive_hysteresis, "consecutive_hysteresis")
+        self.raise_error_at_min_scale = as_bool(raise_error_at_min_scale, "raise_error_at_min_scale")
         self.cur_iter = 0
         self.last_overflow_iter = -1
         self.steps = self.skipped = 0
@@ -421,6 +423,9 @@ class DeepSpeedLossScaler:
                 f"consecutive_hysteresis={self.consecutive_hysteresis})")
 
 
+MAX_SIMULATE_STEPS = 1_000_000
+
+
 def simulate(scaler, overflow_flags, steps: int | None = None) -> list[dict]:
     """scaler-কে ধাপে ধাপে চালায়; প্রতিটি step-এর একটি dict ফেরত দেয় — সময়রেখা আঁকার জন্য (পাঠ ০২)।
 
@@ -439,6 +444,9 @@ def simulate(scaler, overflow_flags, steps: int | None = None) -> list[dict]:
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0):
         raise ValueError(f"steps হবে শূন্য বা ধনাত্মক পূর্ণসংখ্যা (steps must be a non-negative integer); "
                          f"পেয়েছি {steps!r}")
+    if steps is not None and steps > MAX_SIMULATE_STEPS:     # এর বেশি ধাপ আঁকার কাজে লাগে না, চলতে মিনিট লাগে
+        raise ValueError(f"steps খুব বেশি (too many steps; at most {MAX_SIMULATE_STEPS:,}); পেয়েছি "
+                         f"{steps.bit_length()} বিটের একটি সংখ্যা")
     if not callable(overflow_flags) and not isinstance(overflow_flags, (str, torch.Tensor)) and not hasattr(
             overflow_flags, "__iter__"):
         raise TypeError("overflow_flags হবে bool-এর list/tensor, বা f(step, scale) ফাংশন (a list of flags or a "

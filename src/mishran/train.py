@@ -29,11 +29,7 @@ from .precision import autocast, check, device_type, grad_scaler
 from .util import as_bool, finite_float
 
 __all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
-           "rng_state", "set_rng_state", "autocast_for", "make_scaler"]
-
-# পুরোনো নাম, একই ফাংশন (আলাদা কোড নয়): নতুন কোডে mishran.precision.autocast আর grad_scaler লেখো
-autocast_for = autocast
-make_scaler = grad_scaler
+           "rng_state", "set_rng_state"]
 
 
 @dataclass

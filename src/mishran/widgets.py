@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import html
 import math
+import numbers
 import operator
 import random
 import re
@@ -19,6 +20,7 @@ from . import formats
 from .display import table_html
 from .plots import EVENT_STYLE, FIELD_COLORS
 from .scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
+from .util import as_bool, as_seed, finite_float
 
 __all__ = ["DEFAULT_FORMATS", "MAX_INPUT", "parse_number", "explore", "explorer_html", "bit_explorer",
            "POLICY_LABELS", "scaler_for_policy", "simulate_timeline", "timeline_summary", "timeline_html",
@@ -127,11 +129,32 @@ def parse_number(text: str) -> float:
         raise ValueError(NOT_A_NUMBER.format(text=shown)) from None
 
 
+def _format_list(fmts) -> list:
+    """ফরম্যাটের নামের অখালি list বা tuple → FloatFormat-এর list (অচেনা নামে formats-এর নিজের বাংলা ভুল)।"""
+    if not isinstance(fmts, (list, tuple)) or not fmts:
+        raise TypeError(f"fmts হবে ফরম্যাটের নামের একটি অখালি list, যেমন ('fp16', 'bf16') (a list of format names); "
+                        f"পেয়েছি {fmts!r}")
+    return [formats.get_format(name) for name in fmts]
+
+
+def _as_value(value) -> float:
+    """একটি বাস্তব সংখ্যা (বা এক উপাদানের tensor) → float; float-এ না আঁটা বড় পূর্ণসংখ্যা ±inf, যেমন FP32-এ হতো।"""
+    if hasattr(value, "numel") and hasattr(value, "item") and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"value হবে একটি সংখ্যা (a real number), যেমন 0.1; লেখা থেকে পড়তে parse_number() ডাকো; "
+                        f"পেয়েছি {value!r}")
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def explore(value: float, fmts=DEFAULT_FORMATS) -> list[dict]:
     """প্রতিটি ফরম্যাটে value কী হয়: বিট, round-করা মান, ত্রুটি (error) আর শ্রেণি।"""
+    value = _as_value(value)
     rows = []
-    for name in fmts:
-        f = formats.get_format(name)
+    for f in _format_list(fmts):
         d = formats.decode(value, f)
         err = d.value - value if math.isfinite(d.value) and math.isfinite(value) else math.nan
         rel = abs(err) / abs(value) if value not in (0.0,) and math.isfinite(err) else (0.0 if err == 0 else math.nan)
@@ -146,6 +169,7 @@ KIND_BN = {"normal": "normal", "subnormal": "subnormal", "zero": "শূন্�
 
 def explorer_html(text: str, fmts=DEFAULT_FORMATS) -> str:
     """ইনপুট লেখা থেকে HTML সারণি (প্রতি ঘরে padding); ভুল ইনপুটে বাংলায় বার্তা (পাঠ ০১)।"""
+    _format_list(fmts)                                   # ভুল fmts প্রোগ্রামের ভুল: বার্তা নয়, error
     try:
         value = parse_number(text)
     except ValueError as err:
@@ -175,6 +199,9 @@ def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
     """একটি সংখ্যা লেখো, Enter চাপো: প্রতিটি ফরম্যাটে তার বিট, রাখা মান আর ত্রুটি দেখো।"""
     import ipywidgets as widgets
 
+    if not isinstance(initial, str):
+        raise TypeError(f"initial হবে বাক্সের শুরুর লেখা (a str), যেমন '0.1'; পেয়েছি {initial!r}")
+
     box = widgets.Text(value=initial, description="সংখ্যা:", continuous_update=False,
                        placeholder="যেমন 0.1, 65520, 1e-8, 2**-24")
     out = widgets.HTML(value=explorer_html(initial, fmts))
@@ -191,17 +218,31 @@ def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
 # নিজে এখানে লেখা নেই — আসে mishran.scaling থেকে (DynamicLossScaler, DeepSpeedLossScaler, simulate)।
 
 POLICY_LABELS = {"pytorch": "PyTorch (torch.amp.GradScaler)", "deepspeed": "DeepSpeed (fp16 loss scaler)"}
+_ROW_KEYS = ("step", "scale", "found_inf", "stepped", "new_scale", "event", "error")
+
+
+def _policy(policy) -> str:
+    if not isinstance(policy, str) or policy not in POLICY_LABELS:
+        raise ValueError(f"অচেনা policy {policy!r} (unknown policy); বেছে নাও: {', '.join(POLICY_LABELS)}")
+    return policy
+
+
+def _timeline_rows(rows) -> list:
+    """simulate_timeline() বা scaling.simulate()-এর সারি কি না: প্রতিটি একটি dict, এই key-গুলো সহ।"""
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS)
+                                                      for r in rows):
+        raise TypeError("rows হবে simulate_timeline() বা scaling.simulate()-এর সারিগুলো (a list of timeline rows, "
+                        f"each a dict with {', '.join(_ROW_KEYS)}); পেয়েছি {str(rows)[:80]!r}")
+    return list(rows)
 
 
 def scaler_for_policy(policy: str, interval: int, hysteresis: int = 2, init_scale: float = 2.0 ** 16,
                       min_scale: float = 1.0):
     """policy অনুযায়ী mishran.scaling-এর scaler (পাঠ ০২)। interval = growth_interval বা loss_scale_window।"""
-    if policy == "pytorch":
+    if _policy(policy) == "pytorch":
         return DynamicLossScaler(init_scale=init_scale, growth_interval=interval)
-    if policy == "deepspeed":
-        return DeepSpeedLossScaler(init_scale=init_scale, scale_window=interval, hysteresis=hysteresis,
-                                   min_scale=min_scale)
-    raise ValueError(f"অচেনা policy {policy!r} (unknown policy); বেছে নাও: {', '.join(POLICY_LABELS)}")
+    return DeepSpeedLossScaler(init_scale=init_scale, scale_window=interval, hysteresis=hysteresis,
+                               min_scale=min_scale)
 
 
 def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: int = 2, p_overflow: float = 0.01,
@@ -214,8 +255,12 @@ def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: 
     বড় হলেই (আসল প্রশিক্ষণের মতো: বড় scale-এ gradient FP16-এর max ছাড়ায়)।
     ফেরত দেয় simulate()-এর সারিগুলো: step, scale, found_inf, stepped, new_scale, event, message, error।
     """
-    if not 0.0 <= p_overflow <= 1.0:
+    if not 0.0 <= finite_float(p_overflow, "p_overflow") <= 1.0:
         raise ValueError(f"p_overflow হবে 0 থেকে 1-এর মধ্যে একটি সম্ভাবনা (a probability); পেয়েছি {p_overflow!r}")
+    seed = as_seed(seed)
+    if overflow_above is not None:
+        overflow_above = finite_float(overflow_above, "overflow_above")
+
     def run(n):
         scaler = scaler_for_policy(policy, interval, hysteresis, init_scale, min_scale)
         rng = random.Random(seed)
@@ -244,6 +289,7 @@ def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: 
 
 def timeline_summary(rows: list[dict]) -> dict:
     """সময়রেখার সংক্ষেপ: কয়টি ধাপ, কয়টি বাদ, কয়বার বাড়ল/কমল, শেষ scale, থেমে গেল কি না।"""
+    rows = _timeline_rows(rows)
     events = [r["event"] for r in rows]
     return {"steps": len(rows), "overflows": sum(r["found_inf"] for r in rows),
             "skipped": sum(not r["stepped"] for r in rows), "grows": events.count("grow"),
@@ -263,6 +309,7 @@ def _pow2(x: float) -> str:
 
 def timeline_html(rows: list[dict], policy: str = "pytorch") -> str:
     """সময়রেখার সংক্ষেপ, এক অনুচ্ছেদ HTML (widget-এর নিচে দেখায়)।"""
+    policy = _policy(policy)
     s = timeline_summary(rows)
     if not rows:
         return "<p>কোনো ধাপ নেই (no steps)।</p>"
@@ -295,6 +342,11 @@ def simulator_view(policy: str, interval: int, hysteresis: int, p_overflow: floa
                    steps: int, seed: int, figure: bool = True):
     """simulator-এর একটি অবস্থা: (সারি, সারসংক্ষেপের HTML, চিত্র বা None) — widget যা দেখায় ঠিক তা (পাঠ ০২)।
     above_log2 = k মানে scale > 2^k হলেই overflow; 0 বা None: এমন সীমা নেই।"""
+    if above_log2 is not None and (isinstance(above_log2, bool) or not isinstance(above_log2, numbers.Integral)
+                                   or abs(above_log2) > 1000):
+        raise ValueError(f"above_log2 হবে একটি পূর্ণসংখ্যা k (scale > 2^k হলে overflow), |k| ≤ 1000, বা None "
+                         f"(an integer exponent or None); পেয়েছি {above_log2!r}")
+    figure = as_bool(figure, "figure")
     above = 2.0 ** above_log2 if above_log2 else None
     rows = simulate_timeline(policy, interval, hysteresis, p_overflow, steps, seed, overflow_above=above)
     fig = None
@@ -304,13 +356,35 @@ def simulator_view(policy: str, interval: int, hysteresis: int, p_overflow: floa
     return rows, timeline_html(rows, policy), fig
 
 
+_SLIDERS = {"interval": (1, 500), "hysteresis": (1, 5), "steps": (50, 3000), "seed": (0, 20)}
+_ABOVE_CHOICES = range(8, 33)                    # "এর ওপরে সবসময় overflow"-এর তালিকা: 2^8 … 2^32
+
+
+def _check_controls(policy, interval, hysteresis, p_overflow, steps, seed, above_log2) -> None:
+    """loss_scale_simulator-এর শুরুর মানগুলো তার slider/তালিকার সীমার মধ্যে কি না; নইলে সীমা বলে ValueError।"""
+    _policy(policy)
+    for name, value in (("interval", interval), ("hysteresis", hysteresis), ("steps", steps), ("seed", seed)):
+        lo, hi = _SLIDERS[name]
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
+            raise ValueError(f"{name} হবে {lo} থেকে {hi}-এর একটি পূর্ণসংখ্যা (the slider's range; {name} must be an "
+                             f"integer in [{lo}, {hi}]); পেয়েছি {value!r}")
+    if not 0.0 <= finite_float(p_overflow, "p_overflow") <= 0.2:
+        raise ValueError(f"p_overflow হবে 0 থেকে 0.2 (the slider's range); পেয়েছি {p_overflow!r}")
+    if above_log2 is not None and (isinstance(above_log2, bool) or not isinstance(above_log2, numbers.Integral)
+                                   or above_log2 != 0 and above_log2 not in _ABOVE_CHOICES):
+        raise ValueError(f"overflow_above_log2 হবে None (সীমা নেই) বা 8 থেকে 32-এর একটি পূর্ণসংখ্যা (one of the "
+                         f"choices); পেয়েছি {above_log2!r}")
+
+
 def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis: int = 2, p_overflow: float = 0.005,
                          steps: int = 500, seed: int = 0, overflow_above_log2: int | None = 20):
     """নিজে খেলো (পাঠ ০২): policy, growth interval / scale window, hysteresis, overflow-এর সম্ভাবনা বদলাও,
     scale-এর সময়রেখা দেখো। overflow_above_log2 = k মানে scale > 2^k হলেই overflow (None: এমন সীমা নেই)।
-    ipywidgets 7.7 ও 8 দুটোতেই চলে।"""
+    ipywidgets 7.7 ও 8 দুটোতেই চলে। প্রতিটি মান তার slider-এর সীমার মধ্যে হতে হয় (নইলে বাংলা বার্তায় ValueError)।"""
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
+
+    _check_controls(policy, interval, hysteresis, p_overflow, steps, seed, overflow_above_log2)
 
     from .plots import setup_bengali
 
@@ -327,7 +401,7 @@ def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis
                               description="হঠাৎ overflow-এর সম্ভাবনা:", style=style, layout=layout,
                               continuous_update=False)
     # Dropdown-এ None মানে "কিছুই বাছা নেই", তাই "নেই"-এর মান 0
-    w_above = widgets.Dropdown(options=[("নেই (none)", 0)] + [(f"scale > 2^{k}", k) for k in range(8, 33)],
+    w_above = widgets.Dropdown(options=[("নেই (none)", 0)] + [(f"scale > 2^{k}", k) for k in _ABOVE_CHOICES],
                                value=overflow_above_log2 or 0, description="এর ওপরে সবসময় overflow:", style=style,
                                layout=layout)
     w_steps = widgets.IntSlider(value=steps, min=50, max=3000, step=50, description="ধাপ (step):", style=style,

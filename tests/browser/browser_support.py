@@ -1,4 +1,4 @@
-"""Helpers and fixtures of the browser tests (issue 12): Chromium through Playwright, JupyterLab on a copy
+"""Helpers and fixtures of the browser tests: Chromium through Playwright, JupyterLab on a copy
 of the course, the fonts Chromium really used. conftest.py re-exports the fixtures."""
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 INSTALL_HINT = ("install Debian's Chromium and a Bengali font: `apt-get install chromium fonts-beng` "
                 "(Ubuntu: `chromium-browser`), or point MISHRAN_CHROMIUM at a Chrome/Chromium binary")
 INSTALL_FONT = "apt-get install fonts-beng (Debian/Ubuntu), or any font with Bengali glyphs"
-TIMES: dict[str, dict[str, float]] = {}     # lesson → {phase: seconds}, printed at the end
+TIMES: dict[str, dict[str, float]] = {}     # lesson → {phase: seconds}, printed at the end (conftest.py)
 # Each lesson as JupyterLab saved it after Run All (outputs and widget state): `make browser-test` builds the
 # website from these, so the lessons run once for both (tools/build_site.py --executed).
 EXECUTED = OUT / "executed"
@@ -43,17 +43,23 @@ def find_chromium() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def shots(request) -> Path:
-    """Screenshots folder. The lessons' and the site's tests may run in separate sessions (make browser-test):
-    each clears only its own old screenshots (site_*.png belong to the site's)."""
-    OUT.mkdir(parents=True, exist_ok=True)
-    files = {item.path.name for item in request.session.items}
+def clear_old_outputs(test_files: set[str]) -> None:
+    """Before a run, once (conftest.py calls it in the process that leads the run, not in each pytest-xdist
+    worker, which would delete what another has just written): the old screenshots of the test files about to
+    run (site_*.png belong to the site's test), and for the lessons' test the lessons saved last time, so that only
+    this run's reach the website (a lesson that fails now leaves no copy behind)."""
     for png in OUT.glob("*.png"):
-        mine = "test_site_in_browser.py" if png.name.startswith("site_") else "test_lessons_in_browser.py"
-        if mine in files:
+        owner = "test_site_in_browser.py" if png.name.startswith("site_") else "test_lessons_in_browser.py"
+        if owner in test_files:
             png.unlink()
-    print(f"\nbrowser screenshots → {OUT}")
+    if "test_lessons_in_browser.py" in test_files:
+        shutil.rmtree(EXECUTED, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def shots() -> Path:
+    """Screenshots folder (cleared of the old ones before the run: clear_old_outputs)."""
+    OUT.mkdir(parents=True, exist_ok=True)
     return OUT
 
 

@@ -1,4 +1,4 @@
-"""Browser tests (issue 12): the lessons in a real JupyterLab driven by Chromium, and the built website.
+"""Browser tests: the lessons in a real JupyterLab driven by Chromium, and the built website.
 
 They are slow (minutes), so the plain `pytest tests` (`make unit`) does not collect them: they run with
 `make browser-test` (part of `make test`), which sets MISHRAN_BROWSER=1, or when a path inside tests/browser/
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from browser_support import OUT, TIMES, browser, lab, shots  # noqa: F401  (fixtures)
+from browser_support import OUT, TIMES, browser, clear_old_outputs, lab, shots  # noqa: F401  (fixtures)
 
 HERE = Path(__file__).resolve().parent
 
@@ -31,6 +31,32 @@ def pytest_ignore_collect(collection_path, config):
     if not _requested(config) and collection_path.resolve() != HERE and HERE in collection_path.resolve().parents:
         return True
     return None
+
+
+def _requested_files(config) -> set[str]:
+    """The browser test files this run collects: those named, or all of them for a folder that holds them."""
+    files = set()
+    for arg in config.args:
+        p = Path(arg.split("::")[0]).resolve()
+        if p.is_dir() and (p == HERE or p in HERE.parents):
+            files |= {f.name for f in HERE.glob("test_*.py")}
+        elif p.parent == HERE:
+            files.add(p.name)
+    return files
+
+
+def pytest_sessionstart(session):
+    """Old screenshots and saved lessons go before the run, in the process that leads it (with pytest-xdist the
+    workers, one JupyterLab and one Chromium each, share out/browser/)."""
+    if not hasattr(session.config, "workerinput") and _requested(session.config):
+        clear_old_outputs(_requested_files(session.config))
+
+
+def pytest_runtest_logreport(report):
+    """Each lesson's times come with its test's report (also from a pytest-xdist worker)."""
+    for name, value in getattr(report, "user_properties", ()):
+        if name == "browser_times":
+            TIMES.update(value)
 
 
 def pytest_terminal_summary(terminalreporter):

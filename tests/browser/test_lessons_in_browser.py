@@ -14,7 +14,7 @@ import shutil
 import time
 
 import pytest
-from browser_support import EXECUTED, INSTALL_FONT, TIMES, bengali_font_families, bengali_fonts_used, lesson_names
+from browser_support import EXECUTED, INSTALL_FONT, bengali_font_families, bengali_fonts_used, lesson_names
 
 # Run All on a 2-core CPU (the course aims at ≤ 60 s a lesson in nbval). A busier machine may raise it:
 # MISHRAN_BROWSER_BUDGET_S=300 (CI keeps the default).
@@ -192,16 +192,10 @@ def interact(page, kind: str, el) -> str:
     return f"clicked the {kind}"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fresh_executed_copies():
-    """Only this run's saved lessons go to the website: a lesson that fails now leaves no copy behind."""
-    shutil.rmtree(EXECUTED, ignore_errors=True)
-
-
 @pytest.mark.parametrize("lesson", lesson_names())
-def test_lesson_in_jupyterlab(lesson, lab, browser, shots):
+def test_lesson_in_jupyterlab(lesson, lab, browser, shots, record_property):
     stem = lesson.removesuffix(".ipynb")
-    times = TIMES.setdefault(stem, {})
+    times = {}
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     kernel = KernelTraffic(page)
     t0 = time.monotonic()
@@ -290,6 +284,7 @@ def test_lesson_in_jupyterlab(lesson, lab, browser, shots):
         failed = False
     finally:
         times["total"] = time.monotonic() - t0
+        record_property("browser_times", {stem: times})          # printed at the end (conftest.py)
         if failed:
             try:
                 page.screenshot(path=str(shots / f"{stem}_FAILED.png"))

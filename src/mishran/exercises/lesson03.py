@@ -364,7 +364,7 @@ MEMORY_BUDGET = {"params": 350e6, "gpu_bytes": 24e9, "act_fp32_per_example": 1.0
 def _max_micro_batches(budget: dict) -> dict:
     psi = budget["params"]
     states = 16 * psi                  # ওজন ৪ + gradient ৪ + Adam-এর দুটি গড় ৮: FP32 আর autocast দুটিতেই
-    cast_copies = 2 * psi              # autocast-এর forward-এ ওজনের ১৬-বিট কপি
+    cast_copies = 2 * psi              # autocast-এর ওজনের ১৬-বিট কপি: forward থেকে backward পর্যন্ত থাকে
     free = budget["gpu_bytes"] - states
     return {"fp32": int(free // budget["act_fp32_per_example"]),
             "amp": int((free - cast_copies) // budget["act_amp_per_example"])}
@@ -386,7 +386,7 @@ def check_max_micro_batch(answer, budget: dict | None = None) -> Verdict:
                      "বাকি জায়গা activation-এর; ছোট ব্যাচ পূর্ণসংখ্যা, নিচের দিকে নাও।")
     if answer["amp"] != truth["amp"]:
         wrong.append("amp: autocast মডেল বদলায় না — ওজন, gradient আর Adam-এর অবস্থা কোন dtype-এ থাকে? তার ওপর "
-                     "forward-এ ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?")
+                     "forward থেকে backward পর্যন্ত ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?")
     if wrong:
         return say(False, "\n   ".join(["মেলেনি:"] + wrong))
     return say(True, "model state দুই ক্ষেত্রেই প্রতি ওজনে ১৬ বাইট; autocast বাঁচায় activation-এ, আর তাতেই বড় "

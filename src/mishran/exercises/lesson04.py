@@ -1,30 +1,154 @@
-"""পাঠ ০৪ (gradient জমানো, gradient accumulation) অনুশীলনীর যাচাই।"""
+"""পাঠ ০৪ (gradient জমানো, gradient accumulation) অনুশীলনীর যাচাই।
+
+উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — উদাহরণের ভার autograd চালিয়ে মেপে (প্রতিটি
+উদাহরণের loss একটি আলাদা ওজন, তাই সেই ওজনের gradient-ই তার ভার), allreduce-এর সংখ্যা একটি আসল DDP-তে লুপ
+চালিয়ে গুনে, বাজেট হাতে হিসাব করে।
+"""
 from __future__ import annotations
 
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+import functools
+import math
+from contextlib import nullcontext
 
-__all__ = ["BUGGY_ACCUMULATION_LOOP", "check_accumulation_bug", "check_allreduce_count", "check_effective_batch",
-           "check_micro_and_k", "check_microbatch_weight"]
+import torch
 
-def check_microbatch_weight(n_i: int, total: int, answer) -> Verdict:
-    """অনুশীলনী ০৪.১: N-টি উদাহরণের ব্যাচে n_i মাপের micro-batch-এর গড় loss-কে কত দিয়ে গুণ করতে হয়।"""
-    if not 0 < n_i <= total:
-        raise ValueError(f"n_i হবে ১ থেকে N-এর মধ্যে (0 < n_i <= N); পেয়েছি n_i={n_i}, N={total}")
-    hint = ("বড় ব্যাচের loss = সব উদাহরণের loss-এর যোগফল ÷ N। micro-batch-এর গড় = তার যোগফল ÷ n_i। "
-            "তাহলে গড়টাকে কত দিয়ে গুণ করলে যোগফল ÷ N পাওয়া যায়? (1/k তখনই ঠিক, যখন সব micro-batch সমান।)")
-    return check_number(answer, n_i / total, f"{total}-এর ব্যাচে {n_i}-এর ছোট ব্যাচের (micro-batch) ভার (weight)", hint,
-                        rel_tol=1e-9)
+from .core import Verdict, as_number, blank_verdict, is_blank, say
+
+__all__ = ["BUGGY_ACCUMULATION_LOOP", "NO_SYNC_LOOPS", "PARTIAL_STEP", "RANK_TOKENS", "check_accumulation_bug",
+           "check_micro_and_k", "check_no_sync_placement", "check_partial_step_weight", "check_rank_mean_weights"]
 
 
-def check_allreduce_count(steps: int, accum: int, no_sync: bool, answer, buckets: int = 1) -> Verdict:
-    """অনুশীলনী ০৪.২: DDP-তে steps-টি optimizer step, প্রতিটিতে accum-টি micro-step — কয়টি allreduce।"""
-    syncs = steps if no_sync else steps * accum
-    how = "no_sync() সহ" if no_sync else "no_sync() ছাড়া"
-    hint = ("DDP প্রতিটি sync করা backward-এ প্রতিটি bucket-এর জন্য একটি allreduce করে। no_sync()-এর ভেতরের "
-            "backward কোনো যোগাযোগ করে না। প্রতি step-এ কয়টি backward sync করে?")
-    return check_number(answer, syncs * buckets, f"{how} {steps} step × {accum} micro-step-এ allreduce-এর সংখ্যা",
-                        hint)
+def _dict_answer(answer, keys: tuple) -> tuple[dict | None, Verdict | None]:
+    """{key: সংখ্যা} আকারের উত্তর: (সংখ্যার dict, None), বা (None, ফাঁকা/ভুলের Verdict)।"""
+    if is_blank(answer):
+        return None, blank_verdict()
+    if not isinstance(answer, dict) or set(answer) != set(keys):
+        shape = ", ".join(f"{k!r}: ..." for k in keys)
+        return None, say(False, f"{{{shape}}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return None, blank_verdict()
+    values = {k: as_number(answer[k]) for k in keys}
+    bad = [k for k, v in values.items() if v is None or not math.isfinite(v)]
+    if bad:
+        return None, say(False, f"{bad[0]!r}-এর উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer[bad[0]]!r}।")
+    return values, None
 
+
+# ---------------------------------------------------------------- ০৪.১: epoch-এর শেষে অসম্পূর্ণ ধাপ
+
+PARTIAL_STEP = {"sizes": (8, 8, 6), "k": 4}
+"""অনুশীলনী ০৪.১: epoch-এর শেষ optimizer step-এ মাত্র তিনটি ছোট ব্যাচ (৮, ৮, ৬), অথচ লুপ k = ৪ ধরে loss / k করে।"""
+
+
+def _example_weights(sizes, k: int) -> torch.Tensor:
+    """loss / k নিয়মে প্রতিটি উদাহরণের ভার, autograd চালিয়ে মাপা: উদাহরণ i-এর loss একটি আলাদা ওজন θ_i, তাই
+    জমানো gradient-এ θ_i-এর gradient-ই তার ভার।"""
+    theta = torch.zeros(sum(sizes), dtype=torch.float64, requires_grad=True)
+    for part in theta.split(list(sizes)):
+        (part.mean() / k).backward(retain_graph=True)
+    return theta.grad
+
+
+def check_partial_step_weight(answer, step: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৪.১: loss / k-এর লুপে অসম্পূর্ণ শেষ ধাপের সব উদাহরণের ভার মিলিয়ে কত (ঠিক নিয়মে ১)।"""
+    if is_blank(answer):
+        return blank_verdict()
+    q = step or PARTIAL_STEP
+    value = as_number(answer)
+    if value is None or not math.isfinite(value):
+        return say(False, f"উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer!r}।")
+    total = _example_weights(q["sizes"], q["k"]).sum().item()
+    if math.isclose(value, total, rel_tol=1e-3):
+        return say(True, f"{len(q['sizes'])}টি ছোট ব্যাচ, প্রতিটির গড় পায় মোট 1/{q['k']} ভার, উদাহরণ যতই থাকুক: "
+                          f"ধাপটি ঠিক মাপের {total:.2f} গুণ — SGD-তে এই ধাপের learning rate যেন ততটুকু। সারাতে ভাগ করো "
+                          "এই ধাপের আসল উদাহরণের সংখ্যা দিয়ে, যা ধাপের আগেই গুনে রাখো।")
+    if math.isclose(value, 1.0):
+        return say(False, "ঠিক নিয়মে (n_i / N) যোগফল ১ হতো, কিন্তু এই লুপ ভাগ করে k দিয়ে। এক একটি ছোট ব্যাচের গড় "
+                          "loss / k-এ মোট কত ভার পায়, আর এই ধাপে ছোট ব্যাচ কয়টি?")
+    return say(False, "একটি ছোট ব্যাচের গড় loss = তার উদাহরণগুলোর loss-এর যোগফল ÷ তার মাপ। তাকে k দিয়ে ভাগ করলে সেই "
+                      "ছোট ব্যাচের সব উদাহরণ মিলিয়ে কত ভার পায়? তারপর এই ধাপের সব ছোট ব্যাচ যোগ করো।")
+
+
+# ---------------------------------------------------------------- ০৪.২: no_sync() কোথায়
+
+NO_SYNC_LOOPS = {
+    "A": """\
+for step in range(steps):
+    for micro_step in range(accum):
+        last = micro_step == accum - 1
+        loss = loss_fn(model(x), y) / accum
+        with nullcontext() if last else model.no_sync():
+            loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+""",
+    "B": """\
+for step in range(steps):
+    for micro_step in range(accum):
+        last = micro_step == accum - 1
+        with nullcontext() if last else model.no_sync():
+            loss = loss_fn(model(x), y) / accum
+        loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+""",
+}
+"""অনুশীলনী ০৪.২: দুটি লুপ, no_sync() দুই জায়গায় — A-তে শুধু backward তার ভেতরে, B-তে শুধু forward।"""
+
+
+@functools.lru_cache(maxsize=8)      # একই প্রশ্নে আবার চেষ্টা করলে DDP আবার চালাতে হয় না
+def _count_allreduces(loop: str, steps: int, accum: int) -> int:
+    """লুপটা এক process-এর একটি আসল DDP-তে (gloo) চালিয়ে comm hook দিয়ে allreduce গোনে।"""
+    import torch.distributed as dist
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel
+
+    own_group = not dist.is_initialized()
+    if own_group:
+        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    elif dist.get_world_size() != 1:
+        raise RuntimeError("এই check এক process-এ DDP চালায়; কয়েকটি process-এর group চালু থাকলে চলে না "
+                           "(needs a single-process group): নোটবুকে বা সাধারণ Python-এ চালাও।")
+    try:
+        model = DistributedDataParallel(torch.nn.Linear(4, 1))
+        count = [0]
+
+        def counting_hook(state, bucket):
+            count[0] += 1
+            return default_hooks.allreduce_hook(None, bucket)
+
+        model.register_comm_hook(None, counting_hook)
+        g = torch.Generator().manual_seed(0)
+        names = {"model": model, "loss_fn": torch.nn.functional.mse_loss, "x": torch.randn(8, 4, generator=g),
+                 "y": torch.randn(8, 1, generator=g), "optimizer": torch.optim.SGD(model.parameters(), lr=0.01),
+                 "steps": steps, "accum": accum, "nullcontext": nullcontext}
+        exec(loop, names)                         # এই মডিউলের নিজের লুপ, যা শিক্ষার্থী ছাপা দেখে
+        return count[0]
+    finally:
+        if own_group:
+            dist.destroy_process_group()
+
+
+def check_no_sync_placement(answer, steps: int = 10, accum: int = 4) -> Verdict:
+    """অনুশীলনী ০৪.২: NO_SYNC_LOOPS-এর A আর B লুপে steps × accum ছোট ধাপে কয়টি allreduce (এক bucket)।"""
+    values, early = _dict_answer(answer, tuple(NO_SYNC_LOOPS))
+    if early is not None:
+        return early
+    truth = {key: _count_allreduces(loop, steps, accum) for key, loop in NO_SYNC_LOOPS.items()}
+    wrong = [key for key in NO_SYNC_LOOPS if values[key] != truth[key]]
+    if not wrong:
+        return say(True, "DDP ঠিক করে forward-এর সময়: no_sync()-এর ভেতরে forward হলে সেই backward-এর gradient জমে "
+                          "থাকে, বাইরে হলে backward যেখানেই হোক allreduce হয়। তাই A-র no_sync() কিছুই বাঁচায় না (ফল "
+                          "তবু ঠিক, শুধু ধীর), আর B ঠিক যেমন দরকার। forward আর backward দুটোই ভেতরে রাখাই নিরাপদ।")
+    hints = []
+    for key in wrong:
+        inside = "শুধু backward" if key == "A" else "শুধু forward"
+        hints.append(f"{key}: এখানে no_sync()-এর ভেতরে {inside}। DDP কখন ঠিক করে যে এই ছোট ধাপের backward-এর শেষে "
+                     "allreduce হবে — forward চালানোর সময়, না backward-এর সময়? no_sync()-এর নথির সতর্কবার্তাটা পড়ো।")
+    return say(False, "\n   ".join(["মেলেনি:"] + hints))
+
+
+# ---------------------------------------------------------------- ০৪.৩: ভুল লাইন খোঁজা
 
 BUGGY_ACCUMULATION_LOOP = """\
 for step in range(max_steps):
@@ -59,20 +183,12 @@ def check_accumulation_bug(answer) -> Verdict:
                           "তাই process-গুলোর ওজন আলাদা হয়ে যায় — কোনো ভুলবার্তা ছাড়াই।")
     if not 1 <= line <= n_lines:
         return say(False, f"loop-এ লাইন ১ থেকে {n_lines}; পেয়েছি {line}।")
-    if line == _BUGGY_ACCUMULATION_LINE + 1:
-        return say(False, f"লাইন {line} নিজে ঠিক: sync হলে সাধারণ backward, নইলে no_sync()। কিন্তু sync কখন True "
-                           "হয়, তা ঠিক করে আগের লাইন।")
-    return say(False, f"লাইন {line} ঠিক আছে। প্রশ্ন করো: DDP কোন micro-step-এ gradient গড় করে (allreduce), "
-                       "আর সেটা কোন micro-step-এ হওয়া উচিত, যাতে সব micro-batch-এর gradient তাতে ধরা পড়ে?")
+    return say(False, f"লাইন {line} ঠিক আছে। accum = ৪ ধরে ভেতরের লুপটা হাতে চালাও: micro_step ০, ১, ২, ৩-এ "
+                       "কোনটিতে allreduce হয়, আর হওয়া উচিত কোনটিতে, যাতে সব micro-batch-এর gradient তাতে ধরা পড়ে? "
+                       "কোন লাইন সেটা ঠিক করে?")
 
 
-def check_effective_batch(micro: int, accum: int, world: int, answer) -> Verdict:
-    """অনুশীলনী ০৪.৪: এক optimizer step কয়টি উদাহরণ দেখে (effective batch size)।"""
-    hint = ("প্রতি process প্রতি micro-step-এ micro-টি উদাহরণ দেখে; একটি step-এ accum-টি micro-step; "
-            "আর process আছে world-টি, সবাই আলাদা ডেটা দেখে। DeepSpeed-এর train_batch_size-ও এই গুণফল।")
-    return check_number(answer, micro * accum * world,
-                        f"micro-batch {micro} × accumulation {accum} × world size {world}-এ কার্যকর ব্যাচ", hint)
-
+# ---------------------------------------------------------------- ০৪.৪: মেমরির বাজেটে micro আর k
 
 def _best_micro_and_k(budget: float, fixed: float, per_example: float, target: int, world: int) -> dict:
     per_rank = target // world
@@ -105,3 +221,43 @@ def check_micro_and_k(answer, budget: float, fixed: float, per_example: float, t
         return say(False, "ধরে, কিন্তু আরও বড় micro-batch-ও ধরে — বড় micro-batch মানে কম ছোট ধাপ, তাই দ্রুত। "
                            "micro-কে প্রতি process-এর ভাগ (target ÷ world)-এর একটি ভাজক হতে হবে।")
     return say(True, "বাজেটে ধরে এমন সবচেয়ে বড় micro-batch, আর k দিয়ে কার্যকর ব্যাচ অটুট।")
+
+
+# ---------------------------------------------------------------- ০৪.৫: process-গুলোর নিজের গড়
+
+RANK_TOKENS = (12, 60)
+"""অনুশীলনী ০৪.৫: দুটি process-এর আসল token-এর সংখ্যা (padding বাদে) — process ০-এ ছোট বাক্য, ১-এ লম্বা।"""
+
+
+def _rank_mean_weights(tokens) -> torch.Tensor:
+    """প্রতিটি process নিজের token-গুলোর গড় loss নেয়, DDP gradient গড় করে: প্রতিটি token-এর ভার, autograd চালিয়ে
+    মাপা (token t-এর loss একটি আলাদা ওজন θ_t; প্রতিটি process-এর মডেলের কপি একই θ দেখে)।"""
+    grads = []
+    for rank, part in enumerate(tokens):
+        theta = torch.zeros(sum(tokens), dtype=torch.float64, requires_grad=True)
+        start = sum(tokens[:rank])
+        theta[start:start + part].mean().backward()         # F.cross_entropy-র ডিফল্ট: নিজের token-এর গড়
+        grads.append(theta.grad)
+    return torch.stack(grads).mean(dim=0)                    # DDP-র allreduce: সব process-এর gradient-এর গড়
+
+
+def check_rank_mean_weights(answer, tokens=RANK_TOKENS) -> Verdict:
+    """অনুশীলনী ০৪.৫: প্রতিটি process নিজের গড় নিলে process ০ আর ১-এর একটি token-এর ভার, ঠিক ভারের (1/মোট token)
+    কত গুণ; উত্তর {"rank0": ..., "rank1": ...}।"""
+    values, early = _dict_answer(answer, ("rank0", "rank1"))
+    if early is not None:
+        return early
+    weights = _rank_mean_weights(tuple(tokens)) * sum(tokens)        # ঠিক ভার 1/T-এর গুণ হিসেবে
+    starts = (0, tokens[0])
+    truth = {f"rank{r}": weights[starts[r]].item() for r in range(2)}
+    wrong = [key for key in truth if not math.isclose(values[key], truth[key], rel_tol=1e-3)]
+    if not wrong:
+        return say(True, "ছোট বাক্যের process-এর প্রতিটি token অনেক ভারী, লম্বা বাক্যেরটির হালকা: DDP প্রতিটি process-কে "
+                          "সমান ভার দেয়, token-কে নয় — অংশ ৪.২-এর micro-batch-এর গড় / k-এর ভুলটাই, এবার process-এর "
+                          "মধ্যে। সারাতে যোগফল ÷ সব process-এর মোট token, সঙ্গে × world size।")
+    if all(math.isclose(values[k], 1.0) for k in wrong):
+        return say(False, "১ হতো, যদি প্রতিটি token-এর ভার সমান হতো। কিন্তু এখানে কেউ token গোনেনি: প্রতিটি process নিজের "
+                          "গড় নেয়। সেই গড়ে নিজের একটি token-এর ভার কত, আর DDP-র গড়ের পরে তার কত থাকে?")
+    return say(False, f"মেলেনি: {', '.join(wrong)}। ধাপে ধাপে লেখো: একটি process-এর নিজের গড়ে তার একটি token-এর ভার "
+                      "কত (তার token-এর সংখ্যা দিয়ে)? DDP দুই process-এর gradient যোগ করে কত দিয়ে ভাগ করে? শেষে ঠিক "
+                      "ভার (1 ÷ দুই process মিলিয়ে মোট token) দিয়ে ভাগ করো।")

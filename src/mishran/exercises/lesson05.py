@@ -1,29 +1,95 @@
-"""পাঠ ০৫ (DeepSpeed engine) অনুশীলনীর যাচাই: accumulation steps, শুরুর বাদ-পড়া ধাপ, ZeRO-র মেমরি, loop।"""
+"""পাঠ ০৫ (DeepSpeed engine) অনুশীলনীর যাচাই: কম GPU-তে config, শুরুর বাদ-পড়া ধাপ, ZeRO-র মেমরি, সীমানার লুপ।
+
+উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — config-এর ব্যাচ DeepSpeed-এর নিজের DeepSpeedConfig-কে
+জিজ্ঞেস করে, বাদ-পড়া ধাপ DeepSpeed-এর নিয়মের loss scaler চালিয়ে, লুপের ফল একটি আসল engine চালিয়ে।
+"""
 from __future__ import annotations
 
+import copy
+import functools
 import math
 
+import torch
+
 from .. import formats
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
 
 __all__ = [
-    "DEEPSPEED_LOOPS",
-    "check_deepspeed_loop",
-    "check_ds_accumulation_steps",
+    "BOUNDARY_ONLY_LOOP",
+    "CONFIGS_FOR_8_GPUS",
+    "check_boundary_only_loop",
+    "check_config_on_fewer_gpus",
     "check_initial_skipped_steps",
     "check_smallest_zero_stage",
-    "check_zero_gb_per_gpu",
 ]
 
-def check_ds_accumulation_steps(train_batch_size: int, micro_batch: int, world_size: int, answer) -> Verdict:
-    """অনুশীলনী ০৫.১: train_batch_size, micro-batch আর GPU-র সংখ্যা থেকে gradient_accumulation_steps।"""
-    steps, rest = divmod(train_batch_size, micro_batch * world_size)
-    if rest or steps < 1:
-        raise ValueError(f"{train_batch_size} = {micro_batch} × k × {world_size} মেলে এমন পূর্ণসংখ্যা k নেই; অন্য সংখ্যা দাও")
-    hint = ("DeepSpeed-এর নিয়ম: train_batch_size = train_micro_batch_size_per_gpu × gradient_accumulation_steps × "
-            "GPU-র সংখ্যা। অজানাটিকে এক পাশে আনো।")
-    return check_number(answer, steps, f"train_batch_size {train_batch_size}, micro-batch {micro_batch}, "
-                                       f"{world_size}টি GPU-তে gradient_accumulation_steps", hint)
+# ---------------------------------------------------------------- ০৫.১: একই config, কম GPU
+
+CONFIGS_FOR_8_GPUS = {
+    "A": {"train_batch_size": 512, "train_micro_batch_size_per_gpu": 16, "gradient_accumulation_steps": 4},
+    "B": {"train_micro_batch_size_per_gpu": 16, "gradient_accumulation_steps": 4},
+    "C": {"train_batch_size": 512, "train_micro_batch_size_per_gpu": 16},
+    "D": {"train_batch_size": 512, "gradient_accumulation_steps": 4},
+}
+"""অনুশীলনী ০৫.১: ৮টি GPU-র জন্য লেখা চারটি config-এর ব্যাচের অংশ — ৮টিতে চারটিই একই: ৫১২ = ১৬ × ৪ × ৮।"""
+
+
+class _DataParallelOnly:
+    """DeepSpeedConfig-কে world size জানানোর সবচেয়ে ছোট mpu: শুধু data parallel-এর মাপ।"""
+
+    def __init__(self, world_size: int):
+        self.world_size = world_size
+
+    def get_data_parallel_world_size(self) -> int:
+        return self.world_size
+
+
+def _deepspeed_batch(config: dict, world_size: int) -> dict | str:
+    """DeepSpeed নিজে এই config থেকে world_size-টি GPU-তে কোন ব্যাচ বানায়: {"train_batch_size",
+    "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}, বা সে আপত্তি করলে তার বার্তা।"""
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    from ..ds import setup_single_process
+
+    setup_single_process()                       # DeepSpeedConfig world size পড়ে distributed অংশ চালু থাকলে তবেই
+    try:
+        resolved = DeepSpeedConfig(copy.deepcopy(config), mpu=_DataParallelOnly(world_size))
+    except AssertionError as err:
+        return str(err)
+    return {k: getattr(resolved, k) for k in ("train_batch_size", "train_micro_batch_size_per_gpu",
+                                               "gradient_accumulation_steps")}
+
+
+def _describe(result: dict | str) -> str:
+    if isinstance(result, str):
+        return f"DeepSpeed আপত্তি করে (AssertionError): {result.split('. ')[-1]}"
+    return (f"DeepSpeed বানায় train_batch_size {result['train_batch_size']}, প্রতি GPU-তে ছোট ব্যাচ "
+            f"{result['train_micro_batch_size_per_gpu']}, k = {result['gradient_accumulation_steps']}")
+
+
+def check_config_on_fewer_gpus(answer, gpus: int = 2, max_micro: int = 16, target: int = 512) -> Verdict:
+    """অনুশীলনী ০৫.১: CONFIGS_FOR_8_GPUS-এর কোনটি gpus-টি GPU-তেও কার্যকর ব্যাচ target রাখে, ছোট ব্যাচ max_micro-র
+    বেশি না করে (বিকল্প A–D); সত্যটা DeepSpeed-এর নিজের DeepSpeedConfig থেকে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    key = str(answer).strip().upper()
+    if key not in CONFIGS_FOR_8_GPUS:
+        return say(False, f"উত্তর হবে একটি অক্ষর: {', '.join(CONFIGS_FOR_8_GPUS)}; পেয়েছি {answer!r}।")
+    results = {k: _deepspeed_batch(c, gpus) for k, c in CONFIGS_FOR_8_GPUS.items()}
+    good = [k for k, r in results.items() if isinstance(r, dict) and r["train_batch_size"] == target
+            and r["train_micro_batch_size_per_gpu"] <= max_micro]
+    got = results[key]
+    if key in good:
+        return say(True, f"{key}: {_describe(got)}। যে key দাওনি, DeepSpeed সেটা বাকি দুটি আর GPU-র সংখ্যা থেকে "
+                          "ভরে দেয়; তাই কার্যকর ব্যাচ আর ছোট ব্যাচ লিখে k বাদ রাখলে config যেকোনো GPU-সংখ্যায় চলে।")
+    if isinstance(got, dict) and got["train_batch_size"] != target:
+        why = "কার্যকর ব্যাচ নীরবে বদলে গেছে — learning rate যে ব্যাচের জন্য ঠিক করেছিলে, সেটা আর নেই।"
+    elif isinstance(got, dict):
+        why = f"কার্যকর ব্যাচ ঠিক আছে, কিন্তু প্রতি GPU-তে ছোট ব্যাচ {max_micro}-এর বেশি — মেমরিতে ধরবে না।"
+    else:
+        why = "তিনটি key-ই দিলে DeepSpeed নিজে কিছু ভরে না, শুধু গুণফল মেলায়।"
+    return say(False, f"{key}: {gpus}টি GPU-তে {_describe(got)}। {why} বাকি বিকল্পগুলোয় DeepSpeed কোন key নিজে ভরে, "
+                      "আর কোন গুণফল থেকে?")
 
 
 def _fp16_overflows(grad_max: float, scale: float) -> bool:
@@ -54,77 +120,6 @@ def check_initial_skipped_steps(grad_max: float, answer, initial_scale_power: in
                                           f"hysteresis {hysteresis}-এ শুরুতে বাদ-পড়া ধাপ", hint)
 
 
-def check_zero_gb_per_gpu(num_params: float, stage: int, world_size: int, answer) -> Verdict:
-    """অনুশীলনী ০৫.৩: ZeRO stage আর GPU-র সংখ্যায় প্রতি GPU-তে model state কত GB (10^9 বাইট)।"""
-    psi, n = float(num_params), int(world_size)
-    per_gpu = {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}
-    if stage not in per_gpu:
-        raise ValueError(f"ZeRO stage হবে 0, 1, 2 বা 3; পেয়েছি {stage!r}")
-    hint = ("mixed precision Adam-এ প্রতি ওজনে ১৬ বাইট: ১৬-বিট ওজন ২ + ১৬-বিট gradient ২ + optimizer-এর অবস্থা ১২ "
-            "(FP32 মূল ওজন ৪, momentum ৪, variance ৪)। stage 1 ভাগ করে শুধু ১২-কে, stage 2 তার সঙ্গে gradient-এর ২-কে, "
-            "stage 3 সবকিছু — ভাগ মানে ÷ GPU-র সংখ্যা। শেষে 10^9 দিয়ে ভাগ করো।")
-    return check_number(answer, per_gpu[stage] / 1e9, f"Ψ = {psi:g}, ZeRO {stage}, {n}টি GPU-তে প্রতি GPU-র GB",
-                        hint, rel_tol=5e-3)
-
-
-DEEPSPEED_LOOPS = {
-    "A": """\
-for x, y in micro_batches:
-    _, loss = engine(x, y)
-    engine.backward(loss / accum)
-    engine.step()
-""",
-    "B": """\
-for x, y in micro_batches:
-    _, loss = engine(x, y)
-    engine.backward(loss)
-    if engine.is_gradient_accumulation_boundary():
-        engine.step()
-        engine.zero_grad()
-""",
-    "C": """\
-for x, y in micro_batches:
-    _, loss = engine(x, y)
-    engine.backward(loss)
-    engine.step()
-""",
-    "D": """\
-scaler = torch.amp.GradScaler("cuda")
-for x, y in micro_batches:
-    with torch.amp.autocast("cuda", dtype=torch.float16):
-        _, loss = engine(x, y)
-    engine.backward(scaler.scale(loss))
-    scaler.step(optimizer)
-    scaler.update()
-""",
-}
-_DEEPSPEED_LOOP_ANSWER = "C"
-_DEEPSPEED_LOOP_WHY = {
-    "A": ("A-তে loss দুবার ভাগ হয়: engine.backward() নিজেই gradient_accumulation_steps দিয়ে ভাগ করে। gradient "
-          "accum গুণ ছোট হয়ে যায় (Adam-এ সেটা চোখে পড়ে না, SGD-তে হালনাগাদ ছোট হয়ে যায়)।"),
-    "B": ("B-তে engine.step() শুধু সীমানায় ডাকা হয়, কিন্তু engine নিজে micro-step গোনে engine.step()-এর ভেতরে। "
-          "সীমানার আগের step() ডাক না পেলে engine.micro_steps বাড়ে না, তাই is_gradient_accumulation_boundary() আর "
-          "সত্যি হয় না — accum > 1 হলে একবারও optimizer step হয় না। step() প্রতিটি micro-batch-এ ডাকো; "
-          "zero_grad-ও engine-ই করে।"),
-    "D": ("D পুরোনো tutorial-এর ভুল: engine নিজেই loss scale করে (FP16-এ); GradScaler-এর scale তার ওপর আরও এক দফা, "
-          "আর scaler.step(optimizer) engine-কে এড়িয়ে যায় — accumulation, gradient-এর গড় আর master weight-এর "
-          "হালনাগাদ বাদ পড়ে। 16-বিট engine-এ scaler.step ভুলও তোলে: 'No inf checks were recorded for this optimizer.'"),
-}
-
-
-def check_deepspeed_loop(answer) -> Verdict:
-    """অনুশীলনী ০৫.৪: DEEPSPEED_LOOPS-এর কোন loop DeepSpeed engine-এর সঙ্গে ঠিক (A, B, C বা D)।"""
-    if is_blank(answer):
-        return blank_verdict()
-    key = str(answer).strip().upper()
-    if key not in DEEPSPEED_LOOPS:
-        return say(False, f"উত্তর হবে একটি অক্ষর: {', '.join(DEEPSPEED_LOOPS)}; পেয়েছি {answer!r}।")
-    if key == _DEEPSPEED_LOOP_ANSWER:
-        return say(True, "C: প্রতিটি micro-batch-এ engine.backward(loss) আর engine.step()। ভাগ করা, loss scaling, "
-                          "সীমানা চেনা, optimizer step আর zero_grad — সব engine করে।")
-    return say(False, _DEEPSPEED_LOOP_WHY[key])
-
-
 def _zero_per_gpu_bytes(psi: float, n: int) -> dict:
     """ZeRO প্রবন্ধের হিসাবে প্রতি GPU-তে model state (বাইট), stage 0-3।"""
     return {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}
@@ -138,7 +133,7 @@ def check_smallest_zero_stage(num_params: float, world_size: int, budget_gb: flo
     fits = [s for s, b in per_gpu.items() if b <= budget_gb * 1e9]
     if not fits:
         raise ValueError("কোনো stage-এই ধরে না (no stage fits); বাজেট বা GPU বাড়াও")
-    if isinstance(answer, bool) or answer not in per_gpu:
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or answer not in per_gpu:
         return say(False, f"ZeRO stage হবে 0, 1, 2 বা 3; পেয়েছি {answer!r}।")
     if answer == min(fits):
         return say(True, "এর আগের stage-এ ধরে না, এটাতে ধরে। বড় stage-ও ধরত, কিন্তু প্রতিটি ধাপে বেশি যোগাযোগ "
@@ -147,3 +142,78 @@ def check_smallest_zero_stage(num_params: float, world_size: int, budget_gb: flo
         return say(False, f"stage {answer}-এ ধরে না। প্রতি ওজনে ১৬ বাইট (২ + ২ + ১২); stage ১ ভাগ করে শুধু ১২-কে, "
                            "stage ২ তার সঙ্গে gradient-এর ২-কে, stage ৩ সবকিছু। প্রতি GPU-র বাইট বাজেটের সঙ্গে মেলাও।")
     return say(False, f"stage {answer}-এ ধরে, কিন্তু তার চেয়ে ছোট একটি stage-এও ধরে — সেটা কম যোগাযোগে চলে।")
+
+
+# ---------------------------------------------------------------- ০৫.৪: শুধু সীমানায় step()
+
+BOUNDARY_ONLY_LOOP = """\
+for x, y in micro_batches:
+    _, loss = engine(x, y)
+    engine.backward(loss)
+    if engine.is_gradient_accumulation_boundary():
+        engine.step()
+        engine.zero_grad()
+"""
+"""অনুশীলনী ০৫.৪: পাঠ ০৪-এর অভ্যাসে লেখা লুপ — optimizer-এর ধাপ শুধু সীমানায়।"""
+
+
+def _tiny_model(seed: int = 0):
+    from ..models import GPTConfig, TinyGPT
+
+    return TinyGPT(GPTConfig(vocab_size=16, block_size=8, n_layer=1, n_head=2, n_embd=16), seed=seed)
+
+
+@functools.lru_cache(maxsize=8)      # একই প্রশ্নে আবার চেষ্টা করলে engine আবার বানাতে হয় না
+def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
+    """BOUNDARY_ONLY_LOOP একটি আসল FP32 engine-এ চালিয়ে: কয়টি optimizer step হলো, আর শেষে .grad-এ কয়টি ছোট
+    ব্যাচের gradient (হাতে (loss / k).backward() জমিয়ে মিলিয়ে দেখা)।"""
+    from .. import ds, ds_config
+
+    model = _tiny_model()
+    by_hand = copy.deepcopy(model)
+    config = ds_config.config_for_device(micro_batch=2, accumulation_steps=accumulation_steps, precision="fp32")
+    engine = ds.initialize(model, config, replace_current=False)
+    try:
+        by_hand.to(engine.device)
+        g = torch.Generator().manual_seed(0)
+        batches = [tuple(torch.randint(0, 16, (2, 8), generator=g).to(engine.device) for _ in range(2))
+                   for _ in range(n_micro)]
+        exec(BOUNDARY_ONLY_LOOP, {"engine": engine, "micro_batches": batches})   # শিক্ষার্থী যে লুপ ছাপা দেখে
+        held = None
+        for n, (x, y) in enumerate(batches, start=1):
+            _, loss = by_hand(x, y)
+            (loss / accumulation_steps).backward()
+            same = all(p.grad is not None and q.grad is not None and torch.allclose(p.grad, q.grad, rtol=1e-4,
+                                                                                      atol=1e-7)
+                       for p, q in zip(engine.module.parameters(), by_hand.parameters(), strict=True))
+            held = n if same else held
+        return {"steps": engine.global_steps, "grads": held or 0}
+    finally:
+        ds.release(engine)
+
+
+def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int = 12) -> Verdict:
+    """অনুশীলনী ০৫.৪: BOUNDARY_ONLY_LOOP-এ n_micro-টি ছোট ব্যাচের পরে কয়টি optimizer step, আর .grad-এ কয়টি ছোট
+    ব্যাচের gradient; উত্তর {"steps": ..., "grads": ...}, সত্যটা একটি আসল engine চালিয়ে।"""
+    if is_blank(answer):
+        return blank_verdict()
+    if not isinstance(answer, dict) or set(answer) != {"steps", "grads"}:
+        return say(False, f"{{'steps': ..., 'grads': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return blank_verdict()
+    values = {k: as_number(v) for k, v in answer.items()}
+    if any(v is None or not math.isfinite(v) for v in values.values()):
+        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি {answer!r}।")
+    truth = _run_boundary_only_loop(accumulation_steps, n_micro)
+    hints = []
+    if values["steps"] != truth["steps"]:
+        hints.append("steps: engine কোন ছোট ধাপে আছে, তা সে জানে কীভাবে — কোন ডাকে তার গোনা (micro_steps) বাড়ে? "
+                     "is_gradient_accumulation_boundary() সেই গোনা দেখেই উত্তর দেয়।")
+    if values["grads"] != truth["grads"]:
+        hints.append("grads: engine.backward() প্রতিবার .grad-এ যোগ করে; gradient মোছা হয় কোথায়, আর এই লুপে সেই "
+                     "জায়গায় কখনো পৌঁছানো যায় কি?")
+    if hints:
+        return say(False, "\n   ".join(["মেলেনি:"] + hints))
+    return say(True, "engine নিজের ছোট ধাপ গোনে engine.step()-এর ভেতরে; সীমানার আগে step() না ডাকলে গোনা বাড়ে না, "
+                     "সীমানাও আসে না — optimizer-এর ধাপ হয় না, আর gradient মোছে না বলে জমতেই থাকে। accumulation ১ "
+                     "হলে লুপটা ঠিক চলত বলে ভুলটা চোখে পড়ে শুধু k > ১-এ। তাই প্রতিটি ছোট ব্যাচে engine.step()।")

@@ -1,6 +1,11 @@
-"""পাঠ ০৬ (মেমরি কোথায় যায়) অনুশীলনীর যাচাই: model state-এর GB, activation-এর অনুপাত, বাজেটে কৌশল বাছাই,
-ছাঁটা ওজন কখন CSR-এ ছোট হয়।"""
+"""পাঠ ০৬ (মেমরি কোথায় যায়) অনুশীলনীর যাচাই: বাজেটে ZeRO-2-এর GPU-সংখ্যা, activation-এর অনুপাত, বাজেটে কৌশল
+বাছাই, ছাঁটা ওজন কখন CSR-এ ছোট হয়।
+
+উত্তর কোথাও লেখা নেই: ZeRO-2-এর মেমরি আসে DeepSpeed-এর নিজের estimator থেকে, বাকিগুলো হাতে হিসাব করে।
+"""
 from __future__ import annotations
+
+import math
 
 from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
 
@@ -10,24 +15,68 @@ __all__ = [
     "CSR_QUESTION",
     "check_activation_change",
     "check_cheapest_fit",
-    "check_zero2_gb_per_gpu",
+    "ZERO2_BUDGET",
+    "check_zero2_gpus_for_budget",
     "check_csr_break_even",
 ]
 
 
-def check_zero2_gb_per_gpu(num_params: float, gpus: int, answer) -> Verdict:
-    """অনুশীলনী ০৬.১: DeepSpeed BF16 + ZeRO-2-এ প্রতি GPU-তে model state কত GB (10^9 বাইট), activation বাদে।"""
+ZERO2_BUDGET = {"num_params": 7e9, "budget_gb": 24}
+"""অনুশীলনী ০৬.১: ৭০০ কোটি ওজন, DeepSpeed BF16 + ZeRO-2; প্রতি GPU-তে model state-এর জন্য ২৪ GB (10^9 বাইট)।"""
+
+
+def _deepspeed_zero2_gb(num_params: float, gpus: int) -> float:
+    """DeepSpeed-এর নিজের estimator (offload ছাড়া): ZeRO-2-এ প্রতি GPU-তে model state, GB।"""
+    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+
+    _, gpu_bytes = estimate_zero2_model_states_mem_needs(int(num_params), num_gpus_per_node=gpus, cpu_offload=False)
+    return gpu_bytes / 1e9
+
+
+def _zero2_truth(num_params: float, budget_gb: float) -> dict:
+    """estimator দিয়ে: বাজেটে ধরে এমন সবচেয়ে কম GPU (কোনো সংখ্যাতেই না ধরলে 0), আর অনেক GPU-তে মেঝে (GB)।"""
+    floor = _deepspeed_zero2_gb(num_params, 10 ** 6)
+    if floor > budget_gb:
+        return {"gpus": 0, "floor_gb": floor}
+    low, high = 0, 1                                   # estimator-এর মান N বাড়লে কমে: দ্বিগুণ করে, তারপর দুই ভাগে খোঁজা
+    while _deepspeed_zero2_gb(num_params, high) > budget_gb:
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if _deepspeed_zero2_gb(num_params, mid) > budget_gb else (low, mid)
+    return {"gpus": high, "floor_gb": floor}
+
+
+def check_zero2_gpus_for_budget(answer, question: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৬.১ (বাজেটে বাছাই): DeepSpeed BF16 + ZeRO-2-এ model state প্রতি GPU-তে budget_gb-এ ধরাতে অন্তত কয়টি
+    GPU (কোনো সংখ্যাতেই না ধরলে 0), আর GPU যত খুশি বাড়ালেও প্রতি GPU-র model state কত GB-র নিচে নামে না;
+    উত্তর {"gpus": ..., "floor_gb": ...}।"""
+    q = question or ZERO2_BUDGET
     if is_blank(answer):
         return blank_verdict()
-    psi = float(num_params)
-    paper = (2 + 14 / gpus) * psi / 1e9
-    value = as_number(answer)
-    if value is not None and abs(value - paper) <= 5e-3 * paper:
-        return say(False, "এটা প্রবন্ধের হিসাব (2Ψ + 14Ψ/N)। DeepSpeed আরও একটি খাত রাখে, যা অংশ ১-এর খাতায় মেপেছ — "
-                          "optimizer-এর ধাপের আগে gradient-এর কোন কপি?")
-    return check_number(answer, (2 + 18 / gpus) * psi / 1e9, f"Ψ = {psi:g}, {gpus} GPU, ZeRO-2 (GB/GPU)",
-                        "অংশ ১-এর খাতায় DeepSpeed-এর প্রতিটি খাত দেখো: কোনটি প্রতিটি GPU-তে পুরোটা থাকে, আর কোনগুলো "
-                        "GPU-র সংখ্যায় ভাগ হয়?", rel_tol=5e-3)
+    if not isinstance(answer, dict) or set(answer) != {"gpus", "floor_gb"}:
+        return say(False, f"{{'gpus': ..., 'floor_gb': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return blank_verdict()
+    gpus, floor = as_number(answer["gpus"]), as_number(answer["floor_gb"])
+    if gpus is None or floor is None:
+        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি {answer!r}।")
+    truth = _zero2_truth(q["num_params"], q["budget_gb"])
+    psi = float(q["num_params"])
+    hints = []
+    if gpus != truth["gpus"]:
+        paper = -(-14 * psi // (q["budget_gb"] * 1e9 - 2 * psi))
+        hints.append("gpus: প্রবন্ধের হিসাব (2Ψ + 14Ψ/N) নিলে এমনই আসে; DeepSpeed আরও একটি খাত GPU-গুলোয় ভাগ করে রাখে, "
+                     "যা অংশ ১-এর খাতায় মেপেছ — optimizer-এর ধাপের আগে gradient-এর কোন কপি?" if gpus == paper else
+                     "gpus: প্রতিটি GPU-তে পুরোটা থাকে কোন খাত, আর কোনগুলো N ভাগ হয়? পুরোটা যা থাকে, তা বাজেট থেকে আগে বাদ "
+                     "দাও; বাকিটা দিয়ে ভাগ-হওয়া অংশ ধরাতে N কত লাগে? GPU পূর্ণসংখ্যা।")
+    if not math.isclose(floor, truth["floor_gb"], rel_tol=0.02):
+        hints.append("floor_gb: N অনেক বড় হলে ভাগ-হওয়া অংশ শূন্যের দিকে যায়; কোন অংশ কখনো ভাগ হয় না?")
+    if hints:
+        return say(False, "\n   ".join(["মেলেনি:"] + hints))
+    return say(True, "ZeRO-2 ভাগ করে gradient আর optimizer-এর সব কিছু, কিন্তু ১৬-বিট ওজন প্রতিটি GPU-তে পুরোটা থাকে: "
+                     "সেটাই মেঝে। বাজেট মেঝের কাছে হলে GPU বাড়িয়ে লাভ দ্রুত কমে; মেঝের নিচে বাজেট মানে ZeRO-3, যা "
+                     "ওজনও ভাগ করে।")
 
 
 ACTIVATION_CHOICES = {
@@ -62,11 +111,13 @@ FIT_CHOICES = {
 
 def _fit_answer(num_params: float, gpu_gb: float, activation_gb: float, ckpt_keep: float,
                 ckpt_time: float, offload_time: float) -> str:
-    """যেগুলো ধরে তাদের মধ্যে যেটার ধাপ সবচেয়ে কম ধীর (এক GPU, mixed precision Adam, প্রবন্ধের 16Ψ)।"""
+    """যেগুলো ধরে তাদের মধ্যে যেটার ধাপ সবচেয়ে কম ধীর (এক GPU, mixed precision Adam, প্রবন্ধের 16Ψ; offload-এ
+    GPU-তে যা থাকে, তা DeepSpeed-এর নিজের estimator থেকে)।"""
+    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+
     psi = float(num_params) / 1e9
-    # offload: DeepSpeed-এর estimator (estimate_zero2_model_states_mem_needs, cpu_offload=True) GPU-তে শুধু
-    # ১৬-বিট ওজন গোনে, 2Ψ — gradient bucket ধরে CPU-তে যায়, bucket-এর মাপ Ψ-এর সঙ্গে বাড়ে না
-    states = {"A": 16 * psi, "B": 16 * psi, "C": 2 * psi, "D": 2 * psi}
+    _, offload_bytes = estimate_zero2_model_states_mem_needs(int(num_params), num_gpus_per_node=1, cpu_offload=True)
+    states = {"A": 16 * psi, "B": 16 * psi, "C": offload_bytes / 1e9, "D": offload_bytes / 1e9}
     acts = {"A": activation_gb, "B": ckpt_keep * activation_gb, "C": activation_gb,
             "D": ckpt_keep * activation_gb}
     cost = {"A": 1.0, "B": ckpt_time, "C": offload_time, "D": ckpt_time * offload_time}
@@ -87,14 +138,13 @@ def check_cheapest_fit(num_params: float, gpu_gb: float, activation_gb: float, c
     if key == _fit_answer(num_params, gpu_gb, activation_gb, ckpt_keep, ckpt_time, offload_time):
         return say(True, "যেগুলো ধরে, তার মধ্যে এটার দাম (ধাপের সময়) সবচেয়ে কম।")
     return say(False, "প্রতিটি পথের জন্য দুটি সংখ্যা লেখো: GPU-তে model state (mixed precision Adam-এ ওজনপ্রতি ১৬ "
-                      "বাইট; offload-এ DeepSpeed-এর estimator GPU-তে কত গোনে, অংশ ৪-এর ছাপা সারণির offload সারি "
-                      "দেখো) আর activation (checkpointing-এ তার কত ভাগ থাকে?)। যেগুলো GPU-তে ধরে, তাদের মধ্যে "
-                      "মাপা সময়ের দাম তুলনা করো।")
+                      "বাইট; offload-এ GPU-তে কতটা থাকে, অংশ ৪-এ DeepSpeed-এর estimator-এর offload-সহ সারি দেখো) আর "
+                      "activation (checkpointing-এ তার কত ভাগ থাকে?)। যেগুলো GPU-তে ধরে, তাদের মধ্যে সময়ের দাম তুলনা "
+                      "করো।")
 
 
 CSR_QUESTION = {"value_bytes": 2, "index_bytes": 8}
-"""অনুশীলনী ০৬.৪: ছাঁটা FP16 ওজন CSR-এ — প্রতিটি শূন্য-নয় মানের জন্য মান (২ বাইট) আর কলামের নম্বর (torch-এর ডিফল্ট
-int64, ৮ বাইট; int32-এ ৪)।"""
+"""অনুশীলনী ০৬.৪: ছাঁটা FP16 ওজন CSR-এ — প্রতিটি শূন্য-নয় মানের জন্য মান (২ বাইট) আর কলামের নম্বর (int64, ৮ বাইট)।"""
 
 
 def check_csr_break_even(answer, question: dict | None = None) -> Verdict:

@@ -1,6 +1,12 @@
-"""পাঠ ০৭ (গতি আর FP8) অনুশীলনীর যাচাই: MFU, tensor core-বান্ধব vocab, FP8-এর scale, FP8-এ পুরো ধাপের গতি (Amdahl), ভুল খোঁজা।"""
+"""পাঠ ০৭ (গতি আর FP8) অনুশীলনীর যাচাই: checkpointing-এ MFU, ভাগ-করা head-এর vocab, FP8-এর scale, FP8-এ পুরো ধাপের
+গতি (Amdahl), ভুল খোঁজা।
+
+উত্তর কোথাও লেখা নেই: FLOP গোনে torch-এর FlopCounterMode আসল forward/backward চালিয়ে, vocab-এর ভাগ torch.chunk
+দিয়ে সত্যিই ভাগ করে, FP8-এর rounding mishran.fp8 দিয়ে।
+"""
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -17,15 +23,16 @@ __all__ = [
     "check_fp8_step_speedup",
     "check_fp8_roundtrip",
     "check_fp8_matmul_fix",
-    "check_mfu",
-    "check_padded_vocab",
+    "check_mfu_with_checkpointing",
+    "check_sharded_vocab",
 ]
 
-MFU_QUESTION = {"flops_per_step": 2.9e12, "step_s": 0.012, "gpu": "A100 SXM", "peak_tflops": 312}
-"""অনুশীলনী ০৭.১: এক step-এ 2.9 TFLOP, সময় 12 ms, A100-এর BF16 dense peak 312 TFLOP/s।"""
+MFU_QUESTION = {"mfu": 0.45, "batch": 2,
+                "model": {"vocab_size": 64, "block_size": 32, "n_layer": 2, "n_head": 2, "n_embd": 64}}
+"""অনুশীলনী ০৭.১: checkpointing ছাড়া MFU ৪৫%; মডেল এই মাপের TinyGPT, ব্যাচ ২ — checkpointing চালু করলে MFU কত।"""
 
-VOCAB_QUESTION = {"tokens": 50001, "multiple": 128}
-"""অনুশীলনী ০৭.২: একটি বাংলা BPE tokenizer-এ 50001টি token; মাপ হবে ১২৮-এর গুণিতক।"""
+VOCAB_QUESTION = {"tokens": 50001, "multiple": 128, "shards": 8}
+"""অনুশীলনী ০৭.২: 50001টি token; head-এর সারি ৮টি GPU-তে সমান ভাগ (tensor parallel), প্রতিটি ভাগ ১২৮-এর গুণিতক।"""
 
 FP8_EXAMPLE = {"values": [3.1e-4, -7.5e-5, 1.2e-3, -2.0e-6], "format": "fp8_e5m2"}
 """অনুশীলনী ০৭.৩: কয়েকটি gradient-এর মাপের সংখ্যা, E5M2-এ (gradient-এর ফরম্যাট)।"""
@@ -53,42 +60,89 @@ def _number(answer):
     return value if value is not None and math.isfinite(value) else None
 
 
-def check_mfu(answer) -> Verdict:
-    """অনুশীলনী ০৭.১: MFU = এক step-এর FLOP ÷ step-এর সময় ÷ dense peak; ভগ্নাংশ (0.5) বা শতাংশ (50) দুটোই চলে।"""
+def _step_flops(model_size: dict, batch: int, checkpoint: bool) -> int:
+    """TinyGPT-এর এক ধাপে (forward + backward) যন্ত্র কত FLOP চালায়, FlopCounterMode দিয়ে গোনা (CPU-তে)।"""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from ..models import GPTConfig, TinyGPT
+
+    model = TinyGPT(GPTConfig(**model_size, checkpoint=checkpoint), seed=0)
+    x = torch.randint(0, model_size["vocab_size"], (batch, model_size["block_size"]),
+                      generator=torch.Generator().manual_seed(0))
+    with FlopCounterMode(display=False) as counter:
+        _, loss = model(x, x)
+        loss.backward()
+    return counter.get_total_flops()
+
+
+@functools.lru_cache(maxsize=4)      # একই প্রশ্নে আবার চেষ্টা করলে আবার গুনতে হয় না
+def _executed_over_model_flops(model_items: tuple, batch: int) -> float:
+    size = dict(model_items)
+    return _step_flops(size, batch, checkpoint=True) / _step_flops(size, batch, checkpoint=False)
+
+
+def check_mfu_with_checkpointing(answer, question: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৭.১: checkpointing চালু করলে (যন্ত্র একই হারে FLOP করে, ধাপ লম্বা হয়) MFU কত; ভগ্নাংশ (0.3) বা
+    শতাংশ (30) দুটোই চলে। সত্যটা FlopCounterMode-এ দুই রকম মডেলের এক ধাপ গুনে।"""
     if is_blank(answer):
         return blank_verdict()
-    q = MFU_QUESTION
-    expected = q["flops_per_step"] / q["step_s"] / (q["peak_tflops"] * 1e12)
+    q = question or MFU_QUESTION
     value = _number(answer)
     if value is None:
-        return say(False, f"একটি সংখ্যা চাই (a number), যেমন 0.5 বা 50 (%); পেয়েছি {answer!r}।")
-    if math.isclose(value, expected, rel_tol=0.01) or math.isclose(value, 100 * expected, rel_tol=0.01):
-        return say(True, f"MFU ≈ {100 * expected:.1f}%: প্রতি সেকেন্ডে {q['flops_per_step'] / q['step_s'] / 1e12:.0f} "
-                          f"TFLOP, peak {q['peak_tflops']}-এর তুলনায়।")
-    if math.isclose(value, 1 / expected, rel_tol=0.01) or math.isclose(value, q["flops_per_step"] / q["step_s"] / 1e12,
-                                                                         rel_tol=0.01):
-        return say(False, "এটা MFU নয়: আগে অর্জিত TFLOP/s বের করো (FLOP ÷ সেকেন্ড ÷ 10^12), তারপর peak দিয়ে ভাগ।")
-    return say(False, f"{answer!r} মেলেনি। একক খেয়াল করো: 12 ms = 0.012 s, আর peak TFLOP/s মানে 10^12 FLOP/s।")
+        return say(False, f"একটি সংখ্যা চাই (a number), যেমন 0.3 বা 30 (%); পেয়েছি {answer!r}।")
+    value = value / 100 if value > 1 else value
+    ratio = _executed_over_model_flops(tuple(sorted(q["model"].items())), q["batch"])
+    truth = q["mfu"] / ratio
+    if math.isclose(value, truth, rel_tol=0.02):
+        return say(True, f"checkpointing-এ যন্ত্র মডেলের দরকারি FLOP-এর {ratio:.2f} গুণ চালায় — পুরো একটি forward বেশি "
+                          "নয়, কারণ PyTorch-এর checkpoint backward-এর দরকারি tensor ফিরে পাওয়া মাত্র আবার-চালানো থামায় "
+                          "(block-এর শেষ matmul আবার চলে না)। MFU তাই কমে, যদিও যন্ত্র সমান ব্যস্ত: যন্ত্র যা চালায় তার "
+                          "মাপ HFU (hardware FLOPs utilization), MFU গোনে শুধু মডেলের দরকারি কাজ।")
+    if math.isclose(value, q["mfu"], rel_tol=0.02) or value > q["mfu"]:
+        return say(False, "MFU-র লবে কোন FLOP — মডেলের দরকারি, না যন্ত্র যা চালায়? checkpointing-এ লব বদলায় কি, আর "
+                          "ধাপের সময়?")
+    if math.isclose(value, 0.75 * q["mfu"], rel_tol=0.02):
+        return say(False, "অনুমানটা ধরে নিয়েছে backward-এ পুরো forward আবার চলে। সত্যিই কতটা চলে, FlopCounterMode দিয়ে "
+                          "দুই রকম মডেলের (checkpoint=False আর True) এক ধাপ গুনে দেখো।")
+    return say(False, "ধাপ কত গুণ লম্বা হয় = যন্ত্র যত FLOP চালায় ÷ মডেলের দরকারি FLOP (যন্ত্রের হার একই)। দুটোই "
+                      "FlopCounterMode দিয়ে গোনা যায়; তারপর MFU-র সংজ্ঞায় বসাও।")
 
 
-def check_padded_vocab(answer) -> Verdict:
-    """অনুশীলনী ০৭.২: VOCAB_QUESTION-এর সব token রাখতে পারে এমন সবচেয়ে ছোট গুণিতক (multiple-এর)।"""
+def _shard_sizes(vocab: int, shards: int) -> list[int]:
+    """head-এর vocab সারি torch.chunk দিয়ে shards ভাগ করলে প্রতিটি GPU-র ভাগের মাপ।"""
+    return [len(part) for part in torch.arange(vocab).chunk(shards)]
+
+
+def _fits_shards(vocab: int, multiple: int, shards: int) -> bool:
+    sizes = _shard_sizes(vocab, shards)
+    return len(sizes) == shards and len(set(sizes)) == 1 and sizes[0] % multiple == 0
+
+
+def check_sharded_vocab(answer, question: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৭.২: সব token রাখে, shards-টি GPU-তে সমান ভাগ হয়, আর প্রতিটি ভাগ multiple-এর গুণিতক — এমন
+    সবচেয়ে ছোট vocab। সত্যটা token-এর সংখ্যা থেকে একে একে ভাগ করে খুঁজে।"""
     if is_blank(answer):
         return blank_verdict()
-    tokens, k = VOCAB_QUESTION["tokens"], VOCAB_QUESTION["multiple"]
+    q = question or VOCAB_QUESTION
+    tokens, k, shards = q["tokens"], q["multiple"], q["shards"]
     value = _number(answer)
     if value is None or value != int(value):
         return say(False, f"একটি পূর্ণসংখ্যা চাই (an integer); পেয়েছি {answer!r}।")
     value = int(value)
-    best = -(-tokens // k) * k
+    best = next(v for v in range(tokens, tokens + k * shards + 1) if _fits_shards(v, k, shards))
     if value == best:
-        return say(True, f"{value} = {value // k} × {k}: সব {tokens}টি token আঁটে, বাড়তি মাত্র {value - tokens}টি সারি "
-                          "(কেউ কখনো এগুলো বেছে নেয় না, শুধু head-এর matmul tensor core-এর মাপে বসে)।")
+        return say(True, f"{value} সারি {shards} ভাগে: প্রতিটি GPU পায় {value // shards} = {value // shards // k} × {k}; "
+                          f"বাড়তি মাত্র {value - tokens}টি সারি। ভাগ না করলে যা চলত, ভাগের পরে প্রতিটি GPU-র নিজের "
+                          "matmul-এ তা আর tensor core-এর মাপে থাকে না — তাই গুণিতক হয় ভাগের সংখ্যা × ১২৮।")
     if value < tokens:
         return say(False, f"{value}টি সারিতে {tokens}টি token আঁটে না — কিছু token-এর কোনো logit থাকবে না।")
-    if value % k:
-        return say(False, f"{value} {k}-এর গুণিতক নয় (ভাগশেষ {value % k})।")
-    return say(False, f"{value} চলে, কিন্তু এর চেয়ে ছোট একটি {k}-এর গুণিতকও সব token রাখতে পারে।")
+    if value > 2 * tokens:
+        return say(False, f"{value}টি সারি? সব token রাখতে এর অনেক কম লাগে — শর্তগুলো মানে এমন সবচেয়ে ছোট মাপ খোঁজো।")
+    if not _fits_shards(value, k, shards):
+        sizes = sorted(set(_shard_sizes(value, shards)))
+        return say(False, f"{value} সারি {shards}টি GPU-তে ভাগ করলে ভাগগুলো {sizes} সারির — প্রতিটি GPU-র matmul কি "
+                          f"{k}-এর গুণিতকে থাকে?")
+    return say(False, f"{value} চলে, কিন্তু এর চেয়ে ছোট একটি মাপও সব শর্ত মানে।")
 
 
 def check_fp8_roundtrip(scale, restored) -> Verdict:

@@ -1,20 +1,64 @@
-"""পাঠ ০৮ (capstone) অনুশীলনীর যাচাই: loss থেকে bpc, মেমরির বাজেটে ব্যাচের পরিকল্পনা, FP32 বনাম BF16-এর রেখা, top-k = 1।"""
+"""পাঠ ০৮ (capstone) অনুশীলনীর যাচাই: BF16-এ জমানো held-out-এর মাপ, মেমরির বাজেটে ব্যাচের পরিকল্পনা, FP32 বনাম
+BF16-এর রেখা, top-k = 1।
+
+উত্তর কোথাও লেখা নেই: ভুল লুপের ছাপা bpc আসে torch-এ সত্যিই BF16-এ যোগ করে, বাজেটের উত্তর সব বিকল্প খুঁজে।
+"""
 from __future__ import annotations
 
 import math
 
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+import torch
 
-__all__ = ["BUDGET", "CURVE_CHOICES", "check_bpc_from_loss", "check_batch_plan", "check_curve_explanation",
-           "check_top1_prediction"]
+from .core import Verdict, as_number, blank_verdict, is_blank, say
+
+__all__ = ["BF16_EVAL_LOOP", "BUDGET", "CURVE_CHOICES", "EVAL_QUESTION", "check_batch_plan", "check_bf16_eval_bpc",
+           "check_curve_explanation", "check_top1_prediction"]
+
+EVAL_QUESTION = {"chars": 65536, "batch_chars": 64, "loss_nats": 1.75}
+"""অনুশীলনী ০৮.১: held-out-এ ৬৫৫৩৬ অক্ষর, প্রতি batch-এ ৬৪; প্রতিটি অক্ষরের loss গড়ে ১.৭৫ nat।"""
+
+BF16_EVAL_LOOP = """\
+total = torch.zeros((), dtype=torch.bfloat16)      # engine-এর dtype-এ, যেমন BF16 মডেলের loss
+for x, y in heldout_batches:                       # ১০২৪টি batch, প্রতিটিতে ৬৪ অক্ষর
+    total += loss_sum(model, x, y)                 # এই batch-এর ৬৪টি loss-এর যোগফল, প্রায় ১১২ nat
+bpc = total.item() / 65536 / math.log(2)
+print(f"held-out: {bpc:.3f} bpc")
+"""
+"""অনুশীলনী ০৮.১: একটি held-out মাপার লুপ — যোগফল জমায় BF16-এর একটি tensor-এ।"""
 
 
-def check_bpc_from_loss(loss_nats: float, answer) -> Verdict:
-    """অনুশীলনী ০৮.১: প্রতি অক্ষরের গড় cross-entropy (nat-এ) থেকে bits per character।"""
-    hint = ("cross-entropy-র লগ স্বাভাবিক (ভিত্তি e), তাই এককটি nat; এক বিট = ln 2 nat। "
-            "কত বিট, তা পেতে কী দিয়ে ভাগ করবে?")
-    return check_number(answer, loss_nats / math.log(2), f"{loss_nats:g} nat/অক্ষর-এর bits per character", hint,
-                        rel_tol=2e-3)
+def _bf16_loop_bpc(q: dict) -> tuple[float, float]:
+    """BF16_EVAL_LOOP-এর যোগ torch-এ সত্যিই BF16-এ করে: (লুপ যা ছাপত, FP64-এ ঠিক bpc)। প্রতিটি অক্ষরের loss
+    loss_nats-এর চারপাশে ছড়ানো (seed বাঁধা), যেমন আসল মডেলে।"""
+    g = torch.Generator().manual_seed(0)
+    losses = (q["loss_nats"] + 0.3 * torch.randn(q["chars"], generator=g, dtype=torch.float64)).clamp(min=0)
+    total = torch.zeros((), dtype=torch.bfloat16)
+    for batch in losses.split(q["batch_chars"]):
+        total += batch.sum().float()                  # এক batch-এর যোগফল FP32-এ, জমানো BF16-এ
+    return total.item() / q["chars"] / math.log(2), losses.sum().item() / q["chars"] / math.log(2)
+
+
+def check_bf16_eval_bpc(answer, question: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৮.১: BF16_EVAL_LOOP শেষে কত bits per character ছাপবে (১% সহনশীলতা)।"""
+    if is_blank(answer):
+        return blank_verdict()
+    q = question or EVAL_QUESTION
+    value = as_number(answer)
+    if value is None or not math.isfinite(value):
+        return say(False, f"একটি সংখ্যা চাই (a number, bpc); পেয়েছি {answer!r}।")
+    printed, exact = _bf16_loop_bpc(q)
+    if math.isclose(value, printed, rel_tol=0.01):
+        return say(True, f"লুপ ছাপত প্রায় {printed:.2f} bpc, আসলে {exact:.2f}: যোগফল ২^১৫ = ৩২৭৬৮-এ পৌঁছালে BF16-এ পাশের "
+                          "দুই সংখ্যার দূরত্ব ২৫৬, তাই ~১১২ যোগ করলে rounding-এ আবার সেখানেই ফেরে — যোগফল আটকে যায়, আর "
+                          "মডেলকে অনেক ভালো দেখায়। জমাও FP32-এ (বা .item() দিয়ে Python-এর float-এ); পাঠ ০১-এর নিয়ম।")
+    if math.isclose(value, exact, rel_tol=0.01):
+        return say(False, "FP32-এ যোগ করলে এটাই ছাপা হতো। কিন্তু total একটি BF16 tensor: BF16-এ significant বিট মাত্র ৮ "
+                          "(পাঠ ০১)। যোগফল বড় হতে হতে পাশাপাশি দুই BF16 সংখ্যার দূরত্ব কত হয়, আর কখন ~১১২ যোগ করলেও "
+                          "যোগফল আর বদলায় না?")
+    if math.isclose(value, q["loss_nats"], rel_tol=0.01):
+        return say(False, "এটা nat-এ, bit-এ নয় — আর BF16-এর যোগের কথাও ভাবো: যোগফল কি সত্যিই ৬৫৫৩৬ × ১.৭৫-এ পৌঁছায়?")
+    return say(False, "লুপটা হাতে চালাও: total ০ থেকে শুরু, প্রতিবার ~১১২ যোগ, আর প্রতিটি যোগের পরে BF16-এ round। কোন "
+                      "মানে পৌঁছালে পাশের BF16 সংখ্যা ১১২-এর দ্বিগুণের চেয়েও দূরে? তারপর ছাপা সূত্রে বসাও।")
 
 
 BUDGET = {
