@@ -402,8 +402,9 @@ OWN_CALLS = [
     ("fp8.relative_error", fp8.relative_error, (MAT, MAT * 1.01)),
     ("fp8.matmul_errors", fp8.matmul_errors, (MAT, MAT, "fp8_e4m3", "fp8_e4m3")),
     # quantize
-    ("quantize.int8_scale", quantize.int8_scale, (MAT,)),
+    ("quantize.int8_scale", quantize.int8_scale, (MAT, 1)),
     ("quantize.to_int8", quantize.to_int8, (MAT, torch.tensor(10.0))),
+    ("quantize.dequantize", quantize.dequantize, (MAT, torch.tensor(10.0))),
     ("quantize.DynamicInt8Linear", quantize.DynamicInt8Linear, (torch.nn.Linear(2, 3),)),
     ("quantize.DynamicInt8Linear.forward", quantize.DynamicInt8Linear(torch.nn.Linear(2, 3)).forward, (MAT,)),
     ("quantize.quantize_dynamic", quantize.quantize_dynamic, (Fresh(lambda: models.MLP(2, 4, 1, seed=0)), None,

@@ -1,7 +1,9 @@
 """mishran.quantize: the hand-written INT8 dynamic quantization lesson 06 falls back on when a torch lacks
 torch.ao.quantization."""
+import ast
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-from mishran import quantize
+from mishran import fp8, quantize
 from mishran.models import GPTConfig, TinyGPT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,3 +113,57 @@ def test_lesson_06_falls_back_to_mishran_when_torch_ao_quantization_is_gone(monk
     scope = {"torch": torch}
     exec(block, scope)                                                   # noqa: S102
     assert scope["quantize_dynamic"] is not quantize.quantize_dynamic    # torch's own, while torch has it
+
+
+# ---------------------------------------------------------------- one meaning of "scale" (lessons 06-07)
+
+def test_int8_scale_multiplies_into_range_and_dequantize_divides_back():
+    # torchao's convention, the course's one: scale = 127 / amax (per row with dim=1), q = round(w * scale),
+    # back = q / scale. Under the other convention (scale = amax / 127, q = round(w / scale)) every line fails.
+    w = torch.tensor([[0.5, -2.0, 1.0], [0.1, -0.3, 0.4]])
+    s = quantize.int8_scale(w, dim=1)
+    assert s.shape == (2, 1) and s.squeeze(1).tolist() == pytest.approx([127 / 2.0, 127 / 0.4])
+    q = quantize.to_int8(w, s)
+    assert q.dtype == torch.int8 and q.tolist() == [[32, -127, 64], [32, -95, 127]]    # 31.75, 95.25 ...
+    back = quantize.dequantize(q, s)
+    assert torch.equal(back, q.float() / s)
+    assert ((back - w).abs() <= 0.5 / s + 1e-7).all()                                  # half a step per row
+    assert quantize.dequantize(q, s[0]).tolist()[0] == pytest.approx([32 / 63.5, -2.0, 64 / 63.5])
+
+
+def test_fp8_scale_is_the_same_kind_of_number():
+    x = torch.tensor([1e-3, -2e-3, 5e-4])
+    s = fp8.compute_scale(fp8.amax(x), "fp8_e4m3")
+    assert s.item() == pytest.approx(448 / 2e-3)                    # max / amax, a multiplier into range
+    q = fp8.quantize(x, "fp8_e4m3", s)
+    assert q.abs().max().item() == 448.0
+    assert torch.allclose(quantize.dequantize(q, s), x, rtol=2 ** -4)
+
+
+def test_dequantize_and_to_int8_refuse_a_scale_that_does_not_fit(capsys):
+    w = torch.ones(3, 4)
+    for bad in (torch.ones(2, 1), torch.zeros(3, 1), -1.0, torch.tensor([])):
+        with pytest.raises(ValueError, match="scale"):
+            quantize.to_int8(w, bad)
+        with pytest.raises(ValueError, match="scale"):
+            quantize.dequantize(w, bad)
+    with pytest.raises(TypeError):
+        quantize.dequantize([1, 2], 1.0)
+
+
+def _divides_by_a_constant(node) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.right, ast.Constant)
+
+
+@pytest.mark.parametrize("lesson", ["06_where_memory_goes", "07_speed_and_fp8"])
+def test_lessons_06_07_mean_one_thing_by_scale(lesson):
+    # A cell that computes a scale as amax / 127 (or / 448) uses the divide-by-scale convention; the prose must
+    # not teach round(w / scale) either. Lesson 06 once did both, next to FP8's 448 / amax in the same cell.
+    nb = json.loads((ROOT / "notebooks" / f"{lesson}.ipynb").read_text(encoding="utf-8"))
+    code = "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    tree = ast.parse("\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in code.splitlines()))
+    wrong = [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Assign) and _divides_by_a_constant(n.value)
+             and any(isinstance(t, ast.Name) and "scale" in t.id.lower() for t in n.targets)]
+    assert not wrong, f"a scale computed as something / a constant: {wrong}"
+    prose = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert not re.search(r"\|w\|\s*/\s*127|round\(w\s*/\s*scale\)", prose)

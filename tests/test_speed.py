@@ -64,3 +64,51 @@ def test_the_h200_figures_the_lesson_shows_are_complete_and_consistent():
             assert r["fraction_of_peak"] == pytest.approx(r["tflops"] / 989.4)
     assert {p["mode"] for p in ref["speed"]["profiles"]} >= {"bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile"}
     assert ref["compile_run"]["first_step_s"] > ref["compile_run"]["step_s"]   # the first step holds the compile
+
+
+def test_fp8_matmul_share_is_the_mlp_part_of_the_linear_flops():
+    # by hand, per token: attention's in/out projections 3d² + d², the MLP 4d² + 4d², the head d·V; forward and
+    # backward scale all alike, and attention's own bmm is not a Linear: share = 8d²·L / (12d²·L + d·V)
+    sizes = bench.BenchSizes(layers=1, d_model=64, batch=2, seq=16, vocab=1024, steps=1, warmup=1)
+    assert speed.fp8_matmul_share(sizes) == pytest.approx(8 * 64 / (12 * 64 + 1024))          # 2/7
+    wide = bench.BenchSizes(layers=8, d_model=4096, batch=8, seq=1024, vocab=8192, steps=1, warmup=1)
+    assert speed.fp8_matmul_share(wide) == pytest.approx(64 * 4096 / (96 * 4096 + 8192))      # the lesson's 65%
+
+
+def test_fp8_step_bound_is_amdahls_law():
+    # half the step is matmul, 60% of that goes to FP8 at 2x: 0.5 + 0.2 + 0.3 / 2 = 0.85 of the time
+    assert speed.fp8_step_bound(0.5, 0.6) == pytest.approx(1 / 0.85)
+    assert speed.fp8_step_bound(1.0, 1.0, 2.0) == pytest.approx(2.0)       # everything in FP8: the full 2x
+    assert speed.fp8_step_bound(0.5, 0.6, 4.0) == pytest.approx(1 / (0.7 + 0.3 / 4))
+    assert speed.fp8_step_bound(0.0, 0.6) == 1.0                           # no matmul, no gain
+    for bad in ((1.5, 0.5, 2.0), (0.5, -0.1, 2.0), (0.5, 0.5, 0.0)):
+        with pytest.raises(ValueError):
+            speed.fp8_step_bound(*bad)
+
+
+def test_fp8_recipes_say_which_gradients_are_e5m2_and_where_fast_accumulation_is_on(monkeypatch):
+    # torchao 0.18.0's Float8LinearConfig: tensorwise keeps grad_output in E5M2, rowwise in E4M3; both recipes
+    # run the forward gemm with use_fast_accum=True and the two backward gemms without; only rowwise rounds
+    # scales to powers of two. Without torchao the lesson shows this table, written from that source.
+    monkeypatch.setattr(speed.importlib.util, "find_spec", lambda name: None)
+    rows, where = speed.fp8_recipes()
+    table = {label: (tw, rw) for label, tw, rw in rows}
+    assert "0.18.0" in where
+    assert table["gradient-এর (grad_output) FP8"] == ("e5m2", "e4m3fn")
+    assert table["forward-এর গুণে use_fast_accum"] == ("True", "True")
+    assert table["backward, grad_input-এর গুণে use_fast_accum"] == ("False", "False")
+    assert table["backward, grad_weight-এর গুণে use_fast_accum"] == ("False", "False")
+    assert table["round_scales_to_power_of_2"] == ("False", "True")
+    assert [label for label, _ in speed.FP8_RECIPE_FIELDS] == [r[0] for r in rows]
+
+
+def test_the_h200_offload_figures_lesson_06_shows_are_complete():
+    ref = speed.reference_figures("06")
+    assert ref["device"]["name"] == "NVIDIA H200" and ref["date"] and ref["device"]["cpu_cores"] == 16
+    off = ref["offload"]
+    # DeepSpeedCPUAdam 1.9x the plain ZeRO-2 step, torch's AdamW on the CPU 2.3x; both save the same GPU memory
+    assert round(off["cpu_adam"]["step_ms"] / off["no_offload"]["step_ms"], 1) == 1.9
+    assert round(off["torch_adamw"]["step_ms"] / off["no_offload"]["step_ms"], 1) == 2.3
+    assert off["cpu_adam"]["peak_mib"] < off["no_offload"]["peak_mib"] and off["cpu_adam"]["build_s"] > 0
+    with pytest.raises(ValueError):
+        speed.reference_figures("05")

@@ -35,13 +35,14 @@ from mishran.train import TrainConfig, amp_step, train
 from mishran.util import package_version, positive_int
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
-           "MODES", "SPEED_MODES", "ALL_MODES", "ModeSpec", "mode_spec", "parse_modes", "skip_reason",
+           "MODES", "SPEED_MODES", "ALL_MODES", "FP8_LINEARS", "ModeSpec", "mode_spec", "parse_modes", "skip_reason",
            "has_cxx_compiler", "build", "sync", "release", "repeat_step", "time_mode", "compare_loop", "run", "main"]
 
 MODES = ("fp32", "tf32", "fp16", "bf16")          # পাঠ ০৩: precision-এর তুলনা (ডিফল্ট)
 # পাঠ ০৭: একই BF16 মডেল, শুধু optimizer-এর বাস্তবায়ন, torch.compile বা FP8 বদলায়
 SPEED_MODES = ("bf16", "bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile", "fp8-tensorwise", "fp8-rowwise")
 ALL_MODES = MODES + SPEED_MODES[1:]
+FP8_LINEARS = ("linear1", "linear2")             # FP8-এ যায় শুধু encoder-এর MLP-র এই দুটি Linear (পাঠ ০৭)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def _default_adamw(device: str) -> str:
 def _fp8_filter(module: nn.Module, fqn: str) -> bool:
     """কোন Linear FP8-এ যাবে: encoder-এর MLP-র দুটি (linear1, linear2)। attention-এর projection যায় না,
     কারণ nn.MultiheadAttention নিজের ওজন সরাসরি F.linear-এ দেয়, Linear module-এর forward ডাকে না।"""
-    return isinstance(module, nn.Linear) and fqn.rsplit(".", 1)[-1] in ("linear1", "linear2")
+    return isinstance(module, nn.Linear) and fqn.rsplit(".", 1)[-1] in FP8_LINEARS
 
 
 def build(mode: str, sizes: BenchSizes, device: str):

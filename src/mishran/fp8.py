@@ -7,6 +7,10 @@ mishran.formats.round_to দিয়ে, তাই সব হিসাব CPU-�
 - tensorwise: পুরো tensor-এর জন্য একটি scale = FP8-এর max ÷ amax (torchao.float8-এর "tensorwise" recipe)।
 - rowwise: a-র প্রতিটি সারির আর b-র প্রতিটি কলামের নিজের scale ("rowwise" recipe)।
 - none: scale ছাড়া সোজা FP8-এ cast — ছোট মান শূন্য হয়, বড় মান আটকে যায় (saturate)।
+
+scale মানে সবসময় torchao-র Float8 tensor-এর অর্থে (mishran.quantize-এর INT8-এও একই): যা দিয়ে **গুণ** করলে মান
+FP8-এর পরিসরে যায়; ফেরাতে তা দিয়ে ভাগ। torch._scaled_mm-এর scale_a/scale_b উল্টো (1/scale) — torchao তাকে
+তা-ই দেয়।
 """
 from __future__ import annotations
 
@@ -140,7 +144,7 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, fmt_a="fp8_e4m3", fmt_b="fp8
         sa = compute_scale(amax(a, dim=1), fmt_a, power_of_two)    # (M, 1)
         sb = compute_scale(amax(b, dim=0), fmt_b, power_of_two)    # (1, N)
     a8, b8 = quantize(a, fmt_a, sa), quantize(b, fmt_b, sb)
-    out = (a8 @ b8) / (sa * sb)                              # tensor core-এর মতো FP32-এ যোগ, তারপর unscale
+    out = (a8 @ b8) / (sa * sb)                              # FP32-এ যোগ, তারপর unscale (GPU-র fast accum কম সূক্ষ্ম)
     return ScaledMatmul(out, sa, sb, a8, b8, scaling)
 
 

@@ -10,6 +10,10 @@ per-tensor scaling-এর মতো করে লেখা: amax → scale → I
 
 torch.ao-র সঙ্গে তফাত: সেটা ইনপুটে asymmetric (zero point সহ) quint8 আর fbgemm/onednn-এর দ্রুত kernel ব্যবহার
 করে; এখানে সব symmetric, আর গুণ torch-এর সাধারণ integer matmul — হিসাব সহজে পড়া যায়, কিন্তু ধীর।
+
+scale-এর অর্থ এখানে, mishran.fp8-এ আর পাঠ ০৬–০৭-এ একটাই, torchao-র Float8 tensor-এর মতো: যে সংখ্যা দিয়ে **গুণ**
+করলে মান ফরম্যাটের পরিসরে বসে — scale = ফরম্যাটের max ÷ amax; quantize = round(x × scale), ফেরানো = q ÷ scale।
+torch.ao-র quantized tensor (`q_scale()`) আর `torch._scaled_mm`-এর scale_a/scale_b উল্টোটা, অর্থাৎ 1/scale।
 """
 from __future__ import annotations
 
@@ -28,23 +32,56 @@ def _floats(x, what: str) -> torch.Tensor:
         raise TypeError(f"{what}: ভাসমান বিন্দুর অখালি tensor চাই (a non-empty floating-point tensor); পেয়েছি {shown}")
     return x
 
-__all__ = ["INT8_MAX", "int8_scale", "to_int8", "DynamicInt8Linear", "quantize_dynamic"]
+__all__ = ["INT8_MAX", "int8_scale", "to_int8", "dequantize", "DynamicInt8Linear", "quantize_dynamic"]
 
 INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
 
 
-def int8_scale(x: torch.Tensor) -> torch.Tensor:
-    """scale = 127 ÷ amax (পাঠ ০৭-এর FP8-এর মতোই, সব শূন্য হলে সেই নিচের সীমা): সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে।"""
-    return INT8_MAX / amax(_floats(x, "int8_scale")).clamp(min=AMAX_FLOOR)
+def int8_scale(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    """scale = 127 ÷ amax, যাতে সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে; x × scale যায় INT8-এর পরিসরে (পাঠ ০৬)।
+
+    dim=None: পুরো tensor-এর একটি scale; dim দিলে সেই মাত্রা ধরে প্রতিটির নিজের, আকার রেখে (যেমন ওজনে dim=1:
+    প্রতি সারিতে একটি, আকার (সারি, 1))। সব শূন্য হলে amax-এর নিচের সীমা (AMAX_FLOOR), তাই scale সসীম।
+    """
+    return INT8_MAX / amax(_floats(x, "int8_scale"), dim).clamp(min=AMAX_FLOOR)
 
 
-def to_int8(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
-    """x × scale, নিকটতম পূর্ণসংখ্যায় গোল (সমান দূরত্বে জোড়ের দিকে), −127 … 127-এ আটকানো, dtype int8।"""
+def _scale_for(x: torch.Tensor, scale, what: str) -> torch.Tensor:
+    """scale: ধনাত্মক সসীম সংখ্যা, বা x-এর আকারে ছড়ানো যায় এমন (যেমন (সারি, 1)) ধনাত্মক সসীম tensor।"""
+    if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+        scale = torch.tensor(float(scale) if abs(scale) < 1e300 else float("inf"))
+    ok = isinstance(scale, torch.Tensor) and scale.numel() > 0 and not scale.is_complex()
+    if not ok or not (torch.isfinite(scale) & (scale > 0)).all():
+        raise ValueError(f"{what}: scale হবে ধনাত্মক সসীম সংখ্যা বা tensor (positive, finite), যেমন int8_scale(x); "
+                         f"পেয়েছি {str(scale)[:60]}")
+    try:
+        shape = torch.broadcast_shapes(x.shape, scale.shape)
+    except RuntimeError:
+        shape = None
+    if shape != x.shape:
+        raise ValueError(f"{what}: scale-এর আকার {tuple(scale.shape)} x-এর {tuple(x.shape)}-এর সঙ্গে মেলে না "
+                         "(must broadcast to x's shape), যেমন ওজনের প্রতি সারির scale (সারি, 1)")
+    return scale.float()
+
+
+def to_int8(x: torch.Tensor, scale) -> torch.Tensor:
+    """x × scale, নিকটতম পূর্ণসংখ্যায় গোল (সমান দূরত্বে জোড়ের দিকে), −127 … 127-এ আটকানো, dtype int8 (পাঠ ০৬)।
+
+    scale: int8_scale(x) বা int8_scale(x, dim)-এর ফল — গুণ করার scale (127 ÷ amax), ভাগ করার নয়।
+    """
     x = _floats(x, "to_int8")
-    if not isinstance(scale, torch.Tensor) or scale.numel() != 1 or not (torch.isfinite(scale) & (scale > 0)).all():
-        raise ValueError(f"scale হবে একটি ধনাত্মক সসীম মানের tensor (a positive finite 1-element tensor), যেমন "
-                         f"int8_scale(x); পেয়েছি {str(scale)[:60]}")
+    scale = _scale_for(x, scale, "to_int8")
     return torch.round(x.float() * scale).clamp(-INT8_MAX, INT8_MAX).to(torch.int8)
+
+
+def dequantize(q: torch.Tensor, scale) -> torch.Tensor:
+    """INT8 বা FP8-এ রাখা মান আসল এককে, FP32-এ: q ÷ scale — quantize করার সময় যে scale দিয়ে গুণ করা হয়েছিল
+    (int8_scale বা fp8.compute_scale), সেটাই (পাঠ ০৬, ০৭)।"""
+    if not isinstance(q, torch.Tensor) or q.numel() == 0 or q.is_complex() or q.dtype == torch.bool:
+        shown = f"{tuple(q.shape)} {q.dtype}" if isinstance(q, torch.Tensor) else type(q).__name__
+        raise TypeError(f"dequantize: INT8/FP8 বা সংখ্যার অখালি tensor চাই (a non-empty numeric tensor); পেয়েছি {shown}")
+    q = q.float()
+    return q / _scale_for(q, scale, "dequantize")
 
 
 class DynamicInt8Linear(nn.Module):

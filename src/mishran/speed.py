@@ -7,24 +7,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import re
 import time
+import warnings
 from dataclasses import asdict, replace
 from importlib import resources
 from pathlib import Path
 
 import torch
 from torch.autograd import DeviceType
+from torch.utils.flop_counter import FlopCounterMode
 
 from mishran import bench
 from mishran.hardware import default_device, device_report
 from mishran.precision import autocast, grad_scaler
-from mishran.util import as_device, finite_float, positive_int
+from mishran.util import as_device, finite_float, package_version, positive_int
 
-__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "time_matmul", "vocab_sweep",
-           "reference_figures", "main"]
+__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "fp8_matmul_share", "fp8_step_bound",
+           "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes",
+           "time_matmul", "vocab_sweep", "reference_figures", "main"]
 
 # ভাগগুলো, যে ক্রমে দেখানো হয়
 CATEGORIES = ("matmul", "attention", "optimizer", "other")
@@ -145,6 +149,78 @@ def mfu(flops_per_step: float, step_s: float, peak_tflops: float | None) -> floa
     return finite_float(flops_per_step, "flops_per_step", minimum=0) / step_s / (peak_tflops * 1e12)
 
 
+def fp8_matmul_share(sizes: bench.BenchSizes) -> float:
+    """bench-এর মডেলের এক step-এর matmul-এর (mm, addmm; attention বাদে) FLOP-এর কত ভাগ FP8-এ যায় (পাঠ ০৭)।
+
+    torchao শুধু bench.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।
+    meta device-এ FlopCounterMode দিয়ে প্রতিটি module-এর FLOP গোনা, তাই মেমরি বা হিসাব লাগে না।
+    """
+    with torch.device("meta"):
+        model = bench.ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
+        x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
+    with FlopCounterMode(display=False) as counter:
+        _, loss = model(x, x)
+        loss.backward()
+    counts = counter.get_flop_counts()
+
+    def matmul_flops(ops) -> int:
+        return sum(v for op, v in ops.items() if str(op).split(".")[-1] in ("mm", "addmm"))
+
+    fp8 = sum(matmul_flops(ops) for name, ops in counts.items() if name.rsplit(".", 1)[-1] in bench.FP8_LINEARS)
+    return fp8 / matmul_flops(counts["Global"])
+
+
+def fp8_step_bound(matmul_share: float, fp8_share: float, matmul_speedup: float = 2.0) -> float:
+    """FP8-এ পুরো step সর্বোচ্চ কত গুণ দ্রুত হতে পারে (Amdahl-এর নিয়ম), যদি cast আর amax-এর কাজ শূন্য হতো (পাঠ ০৭)।
+
+    matmul_share: BF16 step-এর সময়ের কত ভাগ matmul (profile থেকে); fp8_share: তার কত ভাগ FP8-এ যায়;
+    matmul_speedup: FP8-এর matmul BF16-এর কত গুণ দ্রুত (datasheet-এর peak-এ ২)। বাকি সময় একই থাকে।
+    """
+    for value, what in ((matmul_share, "matmul_share"), (fp8_share, "fp8_share")):
+        if not 0 <= value <= 1:
+            raise ValueError(f"{what} হবে 0 থেকে 1-এর মধ্যে একটি ভাগ (a fraction); পেয়েছি {value}")
+    if matmul_speedup <= 0:
+        raise ValueError(f"matmul_speedup ধনাত্মক হতে হবে (must be positive); পেয়েছি {matmul_speedup}")
+    touched = matmul_share * fp8_share
+    return 1 / (1 - touched + touched / matmul_speedup)
+
+
+# torchao-র Float8LinearConfig-এর যে সুইচগুলো পাঠ ০৭ দেখায়: (বাংলা নাম, config-এর attribute)
+FP8_RECIPE_FIELDS = (("input-এর FP8", "cast_config_input"), ("ওজনের FP8", "cast_config_weight"),
+                     ("gradient-এর (grad_output) FP8", "cast_config_grad_output"),
+                     ("forward-এর গুণে use_fast_accum", "gemm_config_output"),
+                     ("backward, grad_input-এর গুণে use_fast_accum", "gemm_config_grad_input"),
+                     ("backward, grad_weight-এর গুণে use_fast_accum", "gemm_config_grad_weight"),
+                     ("round_scales_to_power_of_2", "round_scales_to_power_of_2"))
+# torchao 0.18.0-এর torchao/float8/config.py থেকে হাতে লেখা (tensorwise, rowwise), FP8_RECIPE_FIELDS-এর ক্রমে
+FP8_RECIPES_0_18 = (("e4m3fn", "e4m3fn"), ("e4m3fn", "e4m3fn"), ("e5m2", "e4m3fn"), ("True", "True"),
+                    ("False", "False"), ("False", "False"), ("False", "True"))
+
+
+def _recipe_value(config, attr: str) -> str:
+    value = getattr(config, attr)
+    if hasattr(value, "target_dtype"):                  # CastConfig: কোন FP8 ফরম্যাট
+        return str(value.target_dtype).removeprefix("torch.float8_")
+    return str(getattr(value, "use_fast_accum", value))  # Float8GemmConfig, নয়তো সোজা bool
+
+
+def fp8_recipes() -> tuple[list, str]:
+    """torchao-র দুই FP8 recipe (tensorwise, rowwise): কোন tensor কোন FP8-এ, কোন গুণে fast accumulation, scale
+    ২-এর ঘাতে কি না (পাঠ ০৭)। torchao থাকলে তার নিজের Float8LinearConfig থেকে পড়া, না থাকলে 0.18.0-এর source
+    থেকে লেখা সারণি। ফেরত (সারি: [নাম, tensorwise, rowwise], কোথা থেকে)।"""
+    if importlib.util.find_spec("torchao") is None:
+        values = FP8_RECIPES_0_18
+        where = "torchao এখানে নেই: torchao 0.18.0-এর torchao/float8/config.py থেকে লেখা"
+    else:
+        with warnings.catch_warnings():                 # torchao-র নিজের ফাইলের SyntaxWarning (আমাদের নয়)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            from torchao.float8 import Float8LinearConfig
+        configs = [Float8LinearConfig.from_recipe_name(r) for r in ("tensorwise", "rowwise")]
+        values = [tuple(_recipe_value(c, attr) for c in configs) for _, attr in FP8_RECIPE_FIELDS]
+        where = f"এই যন্ত্রের torchao {package_version('torchao')}-এর Float8LinearConfig থেকে পড়া"
+    return [[label, *v] for (label, _), v in zip(FP8_RECIPE_FIELDS, values, strict=True)], where
+
+
 def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu", repeats: int = 10) -> dict:
     """(m×k) @ (k×n) গুণের গড় সময় আর TFLOP/s; warm-up বাদ, GPU-তে sync করে (পাঠ ০৭: tensor core-বান্ধব মাপ)।"""
     m, k, n, repeats = (positive_int(v, name) for v, name in ((m, "m"), (k, "k"), (n, "n"), (repeats, "repeats")))
@@ -182,12 +258,15 @@ def vocab_sweep(sizes: bench.BenchSizes, device: str, vocabs=(8192, 8191, 8256),
     return rows
 
 
-def reference_figures() -> dict | None:
-    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৭-এর ফল (mishran/results/h200_lesson07.json); না থাকলে None।
+def reference_figures(lesson: str = "07") -> dict | None:
+    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৬ বা ০৭-এর ফল (mishran/results/h200_lesson<lesson>.json); না থাকলে None।
 
-    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, স্পষ্ট করে লিখে।
+    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।
     """
-    path = resources.files("mishran") / "results" / "h200_lesson07.json"
+    if lesson not in ("06", "07"):
+        raise ValueError(f"রেকর্ড করা ফল আছে শুধু পাঠ '06' আর '07'-এর (recorded figures exist for '06', '07'); "
+                         f"পেয়েছি {lesson!r}")
+    path = resources.files("mishran") / "results" / f"h200_lesson{lesson}.json"
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
