@@ -57,6 +57,8 @@ def make(venv, target, *assignments, fail_on=""):
     env = {k: v for k, v in os.environ.items() if k not in _OUTER}
     env.update(CALLS=str(venv / "calls.log"), FAIL_ON=fail_on)
     target = target if target == "test" else f"{venv}/{target}"
+    if not any(a.startswith("VERIFIED=") for a in assignments):     # not the checkout's out/browser/verified
+        assignments = (*assignments, f"VERIFIED={venv}/verified-none")
     done = subprocess.run([MAKE, "--no-print-directory", f"VENV={venv}", *assignments, target],
                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     calls = (venv / "calls.log").read_text() if (venv / "calls.log").exists() else ""
@@ -101,7 +103,9 @@ def test_the_torch_check_is_quiet_before_numpy_is_installed():
     assert TORCH in done.stdout and "NumPy" not in done.stderr, done.stderr
 
 
-PHASES = ["ruff", "unit tests", "notebooks (nbval)", "browser: lessons", "site build", "browser: site"]
+# the browser lane's phases in order, then the unit tests, which ran beside it
+PHASES = ["ruff", "browser: lessons", "site build", "browser: site", "notebooks (nbval)", "unit tests"]
+LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def table(stdout):
@@ -127,3 +131,17 @@ def test_make_test_reports_the_install_when_it_ran(venv):
     done, calls = make(venv, "test", "TORCH_SPEC=torch==" + TORCH)
     assert "-e .[lab,test]" in calls and done.returncode == 0, done.stdout + done.stderr
     assert list(table(done.stdout)) == ["install"] + PHASES + ["in all"], done.stdout
+
+
+def test_nbval_runs_only_the_lessons_the_browser_did_not_pass(venv, tmp_path):
+    verified = tmp_path / "verified"
+    verified.mkdir()
+    for name in LESSONS[:-1]:                   # the browser test passed all but the last lesson
+        (verified / name).touch()
+    done, calls = make(venv, "test", "TORCH_SPEC=torch==" + TORCH, f"VERIFIED={verified}")
+    nbval = [c for c in calls.splitlines() if "--nbval-lax" in c]
+    assert nbval == [nbval[0]] and nbval[0].endswith(f"--nbval-lax notebooks/{LESSONS[-1]}"), calls
+    (verified / LESSONS[-1]).touch()
+    done, calls = make(venv, "test", "TORCH_SPEC=torch==" + TORCH, f"VERIFIED={verified}")
+    assert "--nbval-lax" not in calls and table(done.stdout)["notebooks (nbval)"] == "ok", done.stdout
+    assert "every lesson passed in JupyterLab" in done.stdout

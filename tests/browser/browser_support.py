@@ -31,6 +31,8 @@ TIMES: dict[str, dict[str, float]] = {}     # lesson → {phase: seconds}, print
 # Each lesson as JupyterLab saved it after Run All (outputs and widget state): `make browser-test` builds the
 # website from these, so the lessons run once for both (tools/build_site.py --executed).
 EXECUTED = OUT / "executed"
+# one empty file a lesson that passed every check here (`make test` then needs no nbval run of it)
+VERIFIED = OUT / "verified"
 
 
 # ---------- Chromium ----------
@@ -54,6 +56,7 @@ def clear_old_outputs(test_files: set[str]) -> None:
             png.unlink()
     if "test_lessons_in_browser.py" in test_files:
         shutil.rmtree(EXECUTED, ignore_errors=True)
+        shutil.rmtree(VERIFIED, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -248,3 +251,59 @@ def lab():
     finally:
         _stop(server.proc)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------- the checked outputs of a lesson JupyterLab ran (what `pytest --nbval-lax` compares) ----------
+
+CHECK_TAG = "nbval-check-output"
+# nbval's own list of what it leaves out of a comparison (its default, without --nbdime): figures, widget model ids,
+# execution counts and metadata
+NBVAL_SKIP = ("metadata", "traceback", "prompt_number", "output_type", "name", "execution_count",
+              "application/vnd.jupyter.widget-view+json", "image/png", "image/jpeg")
+
+
+class _NbvalComparison:
+    """nbval's cell comparison (IPyNbCell.compare_outputs, with its stream coalescing) outside a pytest item: the
+    same rules decide, only the report of a mismatch is written here."""
+
+    def __init__(self):
+        from nbval.plugin import IPyNbCell, nocolors
+        self._compare = IPyNbCell.compare_outputs
+        self.parent = type("Parent", (), {"skip_compare": NBVAL_SKIP, "sanitize_patterns": {}})()
+        self.colors = nocolors
+        self.comparison_traceback: list[str] = []
+
+    def sanitize(self, s):
+        return s                                  # the course keeps no sanitize file: outputs compare as they are
+
+    def format_output_compare(self, key, left, right):
+        import difflib
+        diff = difflib.unified_diff(str(left).splitlines(), str(right).splitlines(), "stored", "JupyterLab",
+                                    lineterm="", n=1)
+        self.comparison_traceback.append(f"mismatch in {key!r}:\n" + "\n".join(list(diff)[:40]))
+
+    def differs(self, test_outputs, ref_outputs) -> str | None:
+        from nbval.plugin import coalesce_streams
+        self.comparison_traceback = []
+        same = self._compare(self, coalesce_streams(test_outputs), coalesce_streams(ref_outputs))
+        return None if same else "\n".join(self.comparison_traceback)
+
+
+def checked_output_mismatches(executed: Path, reference: Path) -> list[str]:
+    """Each cell of `reference` tagged nbval-check-output (and run there) must have printed the same in `executed`
+    (the copy JupyterLab ran and saved), by nbval's rules. Returns one message a cell that differs."""
+    import copy
+
+    import nbformat
+    ran = nbformat.read(executed, as_version=4).cells
+    stored = nbformat.read(reference, as_version=4).cells
+    if [c.source for c in ran] != [c.source for c in stored]:
+        return [f"{executed.name}: the saved copy's cells are not the repository's (cells added, removed or edited)"]
+    compare, found = _NbvalComparison(), []
+    for i, (test, ref) in enumerate(zip(ran, stored, strict=True)):
+        if ref.cell_type != "code" or CHECK_TAG not in ref.metadata.get("tags", []) or ref.execution_count is None:
+            continue
+        why = compare.differs(copy.deepcopy(test.outputs), copy.deepcopy(ref.outputs))
+        if why:
+            found.append(f"{reference.name}, cell {i} (tagged {CHECK_TAG}):\n{why}")
+    return found
