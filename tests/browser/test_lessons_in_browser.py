@@ -17,8 +17,16 @@ import shutil
 import time
 
 import pytest
-from browser_support import (EXECUTED, INSTALL_FONT, VERIFIED, bengali_font_families, bengali_fonts_used,
-                             checked_output_mismatches, lesson_names, lesson_source_dir)
+from browser_support import (
+    EXECUTED,
+    INSTALL_FONT,
+    VERIFIED,
+    bengali_font_families,
+    bengali_fonts_used,
+    checked_output_mismatches,
+    lesson_names,
+    lesson_source_dir,
+)
 
 # How long Run All may take: the course's per-lesson limit on a CPU, the same that conftest.py holds nbval's run
 # to (MISHRAN_NOTEBOOK_LIMIT_S, 120 s). The test waits a little longer (WAIT_S) so that a slow lesson is reported
