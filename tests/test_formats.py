@@ -186,3 +186,27 @@ def test_formats_knows_bit_formats_not_training_precisions():
     from mishran import precision
     assert "PRECISIONS" not in formats.__all__
     assert getattr(formats, "PRECISIONS", precision.PRECISIONS) is precision.PRECISIONS
+
+
+@pytest.mark.parametrize("name", ["fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "tf32", "fp32"])
+def test_a_python_number_rounds_exactly_as_a_tensor_does(name):
+    """round_to's scalar path (math) against its tensor path (torch ops): every value, saturated or not, including
+    the exact midpoints between neighbours (ties to even) and the edges of the range."""
+    import random
+
+    f = formats.get_format(name)
+    rng = random.Random(name)
+    values = [0.0, -0.0, math.inf, -math.inf, math.nan, f.max, f.min_normal, f.min_subnormal, f.min_subnormal / 2,
+              f.max * (1 + 2.0 ** -(f.mantissa_bits + 1)), 1e308, 5e-324]
+    values += [rng.choice((1, -1)) * 2 ** rng.uniform(math.log2(f.min_subnormal) - 3, math.log2(f.max) + 2)
+               for _ in range(2000)]
+    if f.total_bits <= 16:
+        grid = formats.all_values(name)
+        step = max(1, len(grid) // 1500)
+        values += [(lo + hi) / 2 for lo, hi in zip(grid[::step], grid[1::step], strict=False)]   # exact ties
+    for saturate in (False, True):
+        want = formats._round_tensor(torch.tensor(values, dtype=torch.float64), f, saturate).tolist()
+        got = [formats.round_to(v, name, saturate=saturate) for v in values]
+        for v, g, w in zip(values, got, want, strict=True):
+            assert (math.isnan(g) and math.isnan(w)) or (g == w and math.copysign(1, g) == math.copysign(1, w)), \
+                (v, saturate, g, w)

@@ -263,6 +263,23 @@ def _round_tensor(x: torch.Tensor, f: FloatFormat, saturate: bool) -> torch.Tens
     return torch.copysign(r, x.to(torch.float64))
 
 
+def _round_scalar(v: float, f: FloatFormat, saturate: bool) -> float:
+    """_round_tensor-এর একই নিয়ম একটি Python সংখ্যায়: math-এ, torch-এর ছোট ছোট op ছাড়া (~১০০ গুণ দ্রুত; পাঠ ০১-এর
+    লুপ আর অনুশীলনীর check এটা হাজারবার ডাকে)।"""
+    a = abs(v)
+    if math.isnan(a) or a == 0:
+        return v
+    if math.isinf(a):
+        r = a if f.has_inf else (f.max if saturate else math.nan)
+    else:
+        exp = max(math.frexp(a)[1] - 1, f.emin)
+        quantum = math.ldexp(1.0, exp - f.mantissa_bits)
+        r = round(a / quantum) * quantum                   # round(): টাই হলে জোড় (half to even)
+        if r > f.max:
+            r = math.inf if (f.has_inf and not saturate) else (f.max if saturate else math.nan)
+    return math.copysign(r, v)
+
+
 def round_to(x, fmt, saturate: bool = False):
     """x-কে fmt-এর নিকটতম সংখ্যায় round করে (ties to even), পাঠ ০১।
 
@@ -277,8 +294,7 @@ def round_to(x, fmt, saturate: bool = False):
             raise TypeError(f"round_to() সংখ্যার tensor চায় (a numeric tensor); পেয়েছি dtype {x.dtype}")
         out_dtype = x.dtype if x.dtype in (torch.float32, torch.float64) else torch.float32
         return _round_tensor(x, f, saturate).to(out_dtype)
-    value = _as_float(x)
-    return float(_round_tensor(torch.tensor([value], dtype=torch.float64), f, saturate)[0])
+    return _round_scalar(_as_float(x), f, saturate)
 
 
 def spacing(x, fmt) -> float:
