@@ -206,17 +206,59 @@ def interact(page, kind: str, el) -> str:
     return f"clicked the {kind}"
 
 
+class LabPage:
+    """One JupyterLab page for the lessons, as a learner keeps one tab open: the app loads once, and each lesson is
+    opened from the file browser (a double click) and closed after it. A lesson that fails leaves the page behind:
+    the next one starts in a freshly loaded JupyterLab."""
+
+    def __init__(self, lab, browser):
+        self.lab, self.browser, self.page, self.kernel = lab, browser, None, None
+
+    def open(self, lesson: str):
+        if self.page is None:
+            self.page = self.browser.new_page(viewport={"width": 1400, "height": 900})
+            self.kernel = KernelTraffic(self.page)
+            self.page.goto(self.lab.url("lab/workspaces/lessons/tree/notebooks", "reset"))
+        self.page.locator(".jp-DirListing-itemText", has_text=re.compile(f"^{re.escape(lesson)}$")).dblclick()
+        self.page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+        self.kernel.take()                                   # nothing from an earlier lesson counts against this one
+        self.kernel.executed = 0
+        return self.page, self.kernel
+
+    def close(self, failed: bool) -> None:
+        """The lesson's kernel shut down and its tab closed (its changes discarded: the copy was saved already)."""
+        self.lab.shutdown_kernels()
+        if failed or self.page is None:
+            if self.page is not None:
+                self.page.close()
+            self.page = None
+            return
+        self.page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabCloseIcon").first.click()
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # the browser fixture found Playwright
+        dialog = self.page.locator(".jp-Dialog .jp-Dialog-button", has_text=re.compile(r"Discard|Don.t Save"))
+        try:
+            dialog.first.click(timeout=3_000)
+        except PlaywrightTimeout:
+            pass                                             # nothing unsaved: no dialog
+        self.page.wait_for_function("() => !document.querySelector('.jp-Notebook')", timeout=30_000)
+
+
+@pytest.fixture(scope="module")
+def lab_page(lab, browser):
+    holder = LabPage(lab, browser)
+    yield holder
+    if holder.page is not None:
+        holder.page.close()
+
+
 @pytest.mark.parametrize("lesson", lesson_names())
-def test_lesson_in_jupyterlab(lesson, lab, browser, shots, record_property):
+def test_lesson_in_jupyterlab(lesson, lab_page, shots, record_property):
     stem = lesson.removesuffix(".ipynb")
     times = {}
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    kernel = KernelTraffic(page)
     t0 = time.monotonic()
     failed = True
     try:
-        page.goto(lab.url(f"lab/workspaces/{stem}/tree/notebooks/{lesson}", "reset"))
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+        page, kernel = lab_page.open(lesson)
         ok, state = wait_idle(page, 90)
         assert ok, f"{lesson}: the kernel did not become idle after opening ({state.get('bar')})"
         times["open"] = time.monotonic() - t0
@@ -256,7 +298,7 @@ def test_lesson_in_jupyterlab(lesson, lab, browser, shots, record_property):
         page.wait_for_function("() => !document.querySelector('.jp-mod-current.jp-mod-dirty, "
                                ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty')", timeout=30_000)
         EXECUTED.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(lab.root / "notebooks" / lesson, EXECUTED / lesson)
+        shutil.copy2(lab_page.lab.root / "notebooks" / lesson, EXECUTED / lesson)
         mismatches = checked_output_mismatches(EXECUTED / lesson, lesson_source_dir() / lesson)
         assert not mismatches, f"{lesson}: checked outputs differ from the stored ones:\n" + "\n".join(mismatches)
 
@@ -305,11 +347,10 @@ def test_lesson_in_jupyterlab(lesson, lab, browser, shots, record_property):
     finally:
         times["total"] = time.monotonic() - t0
         record_property("browser_times", {stem: times})          # printed at the end (conftest.py)
-        if failed:
+        if failed and lab_page.page is not None:
             try:
-                page.screenshot(path=str(shots / f"{stem}_FAILED.png"))
+                lab_page.page.screenshot(path=str(shots / f"{stem}_FAILED.png"))
             except Exception:                      # the page may be gone; the assertion says why
                 pass
-        page.close()
-        lab.shutdown_kernels()
+        lab_page.close(failed)
 
