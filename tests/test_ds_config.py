@@ -1,13 +1,16 @@
 """mishran.ds_config: DeepSpeed configs built and checked before DeepSpeed sees them, and the ZeRO arithmetic.
 
-None of this needs DeepSpeed, except cpu_supports_fp16(), which asks DeepSpeed's own CPU accelerator.
+None of this needs DeepSpeed, except cpu_supports_fp16(), which asks DeepSpeed's own CPU accelerator, and the
+child Python that checks DeepSpeed's accelerator warning.
 """
+import os
 import subprocess
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+import torch
 
 from mishran import ds_config, precision
 
@@ -249,3 +252,43 @@ def test_config_module_imports_neither_deepspeed_nor_plotting():
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# ---------------------------------------------------------------- DS_ACCELERATOR before DeepSpeed's first import
+
+@pytest.fixture
+def before_deepspeed(monkeypatch):
+    """As if DeepSpeed were not imported yet and nobody had set DS_ACCELERATOR (both put back afterwards)."""
+    monkeypatch.setenv("DS_ACCELERATOR", "unset")      # records the old value, so whatever is set below is undone
+    monkeypatch.delenv("DS_ACCELERATOR")
+    monkeypatch.delitem(sys.modules, "deepspeed", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    monkeypatch.setattr(torch, "xpu", None, raising=False)
+    return monkeypatch
+
+
+def test_cpu_accelerator_is_chosen_only_where_deepspeed_would_choose_it(before_deepspeed):
+    assert ds_config.cpu_accelerator_if_no_gpu() and os.environ["DS_ACCELERATOR"] == "cpu"
+    os.environ["DS_ACCELERATOR"] = "cuda"                # the learner's own choice is kept
+    assert not ds_config.cpu_accelerator_if_no_gpu() and os.environ["DS_ACCELERATOR"] == "cuda"
+    del os.environ["DS_ACCELERATOR"]
+    before_deepspeed.setattr(torch.cuda, "is_available", lambda: True)     # a GPU: never CPU
+    assert not ds_config.cpu_accelerator_if_no_gpu() and "DS_ACCELERATOR" not in os.environ
+
+
+def test_another_accelerator_is_left_to_deepspeed(before_deepspeed):
+    before_deepspeed.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert not ds_config.cpu_accelerator_if_no_gpu() and "DS_ACCELERATOR" not in os.environ
+
+
+def test_no_accelerator_warning_when_the_package_imports_deepspeed_without_a_gpu():
+    # a fresh Python that sees no GPU: DeepSpeed warns "Setting accelerator to CPU" unless told beforehand
+    env = {k: v for k, v in os.environ.items() if k != "DS_ACCELERATOR"}
+    env.update(CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(
+        p for p in (str(Path(__file__).resolve().parents[1] / "src"), env.get("PYTHONPATH", "")) if p))
+    code = ("from mishran import ds_config; ds_config.cpu_supports_fp16(); "
+            "from deepspeed.accelerator import get_accelerator; print(get_accelerator().device_name())")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.split()[-1] == "cpu" and "Setting accelerator" not in proc.stdout + proc.stderr

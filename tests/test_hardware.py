@@ -34,11 +34,6 @@ def test_features_by_generation():
     assert capability_features((9, 0))["fp8"] and capability_features((8, 9))["fp8"]
 
 
-def test_fp16_needs_loss_scaling_bf16_does_not():
-    assert hardware.needs_loss_scaling(torch.float16)
-    assert not hardware.needs_loss_scaling(torch.bfloat16)
-
-
 def test_bad_capability_is_a_clear_error():
     with pytest.raises(ValueError, match="compute capability"):
         recommended_amp_dtype(capability="sm75")
@@ -105,7 +100,7 @@ def test_decisions_follow_the_simulated_capability_without_a_gpu(monkeypatch, va
     dtype, scaling, bf16, tf32, fp8, sparse, ds_precision = SIMULATED[value]
     major, minor = (int(v) for v in value.split("."))
     assert hardware.simulated_capability() == hardware.gpu_capability() == (major, minor)
-    assert recommended_amp_dtype("cuda") == dtype and hardware.needs_loss_scaling(dtype) is scaling
+    assert recommended_amp_dtype("cuda") == dtype and precision.needs_loss_scaling(dtype) is scaling
     got = {f: hardware.supports(f, "cuda") for f in ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")}
     assert got == {"fp16_tensor_cores": True, "bf16": bf16, "tf32": tf32, "fp8": fp8, "sparsity_2_4": sparse}
     assert precision.for_device("cuda") == ds_precision

@@ -58,7 +58,9 @@ def test_only_fp16_turns_the_scaler_on():
     assert precision.grad_scaler("cpu", "fp16").is_enabled()
     assert not precision.grad_scaler("cpu", "bf16").is_enabled()
     assert not precision.grad_scaler("cpu", "fp32").is_enabled()
-    assert precision.needs_loss_scaling(torch.float16) and not precision.needs_loss_scaling("bf16")
+    assert precision.needs_loss_scaling(torch.float16) and precision.needs_loss_scaling("fp16")
+    assert not precision.needs_loss_scaling(torch.bfloat16) and not precision.needs_loss_scaling("bf16")
+    assert not precision.needs_loss_scaling(torch.float32)
 
 
 @pytest.mark.parametrize("name", precision.NAMES)

@@ -38,7 +38,8 @@ def test_profile_splits_a_cpu_step_and_puts_adamw_under_optimizer():
 
 def test_mfu_is_achieved_flops_over_peak():
     assert speed.mfu(2e12, 1.0, 4.0) == 0.5                 # 2 TFLOP in 1 s on a 4 TFLOP/s chip
-    assert speed.mfu(1e12, 0.5, None) is None
+    assert speed.mfu(2e12, 1.0, 4.0, world_size=2) == 0.25  # the same work spread over two such chips
+    assert speed.mfu(1e12, 0.5, None) is None and speed.mfu(1e12, 0.5, 0) is None
     with pytest.raises(ValueError, match="positive"):
         speed.mfu(1e12, 0.0, 4.0)
 

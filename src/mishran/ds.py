@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from .ds_config import DeepSpeedConfigError, validate_config
+from .ds_config import DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
 from .util import free_port, package_version
 
 __all__ = ["setup_single_process", "initialize", "release", "current_engine", "engine_step", "loss_scale_of",
@@ -50,6 +50,7 @@ def setup_single_process(backend: str | None = None, cpu_shm_comm: bool = False)
     allreduce op প্রথমবার compile করে (এক মিনিটের বেশি); gloo নিজেই সব পারে, তাই cpu_shm_comm=False সেটি বন্ধ রাখে।
     ফেরত দেয়: {"backend", "env": {...}, "set_here": [যে variable-গুলো এখানে বসানো হলো]}।
     """
+    cpu_accelerator_if_no_gpu()
     import deepspeed
     import deepspeed.comm as dist
 
@@ -188,6 +189,7 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
     kwargs সোজা deepspeed.initialize-এ যায় (যেমন lr_scheduler)।
     """
     global _ENGINE
+    cpu_accelerator_if_no_gpu()
     import deepspeed
 
     if config is None:

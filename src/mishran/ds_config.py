@@ -7,12 +7,15 @@
 
 engine চালু করা, ছাড়া আর loss scale-এর খাতা থাকে mishran.ds-এ (সেটি deepspeed import করে)। precision-এর নাম,
 'auto'-র নিয়ম আর config-এ তার block আসে mishran.precision থেকে; এখানে আছে DeepSpeed-এর নিজের নিয়মগুলো।
-এই মডিউল deepspeed import করে না (শুধু CPU-তে FP16 চলে কি না জানতে, সেই ফাংশনের ভেতরে)।
+এই মডিউল deepspeed import করে না (শুধু CPU-তে FP16 চলে কি না জানতে, সেই ফাংশনের ভেতরে)। প্যাকেজের যেখানে
+deepspeed import হয়, তার ঠিক আগে cpu_accelerator_if_no_gpu() ডাকা হয়।
 """
 from __future__ import annotations
 
 import copy
+import importlib.util
 import os
+import sys
 import warnings
 
 import torch
@@ -23,8 +26,8 @@ from .precision import resolve as resolve_precision
 from .util import device_type, finite_float, positive_int
 
 __all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "ACCUMULATION_STAGE0_WARNING", "FP32_SUMS",
-           "DeepSpeedConfigError", "cpu_supports_fp16", "config_for_device", "validate_config",
-           "zero_model_state_bytes"]
+           "DeepSpeedConfigError", "cpu_accelerator_if_no_gpu", "cpu_supports_fp16", "config_for_device",
+           "validate_config", "zero_model_state_bytes"]
 
 ZERO_STAGES = (0, 1, 2, 3)
 """DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
@@ -215,12 +218,36 @@ def _optimizer_block(optimizer: str, lr) -> dict:
                                           "weight_decay": 0.01}}
 
 
+# torch.cuda ছাড়া আর যে accelerator-গুলো DeepSpeed নিজে খোঁজে, তাদের প্যাকেজ (এর কোনোটি থাকলে বাছাই DeepSpeed-এর)
+_OTHER_ACCELERATOR_PACKAGES = ("torch_npu", "torch_sdaa", "habana_frameworks", "torch_mlu", "torch_supa", "torch_xmlir")
+
+
+def cpu_accelerator_if_no_gpu() -> bool:
+    """deepspeed import-এর ঠিক আগে ডাকা হয়: GPU-হীন যন্ত্রে DS_ACCELERATOR=cpu বসায় (পাঠ ০৫, ০৬)।
+
+    GPU না পেলে DeepSpeed এমনিতেই CPU accelerator নেয়, তবে সঙ্গে "Setting accelerator to CPU ..." সতর্কবার্তা
+    ছাপে — GPU-হীন যন্ত্রে সেটা শিক্ষার্থীর কিছু করার নয়। তাই বসাই শুধু যখন DeepSpeed নিজেও CPU-ই বাছত: কেউ
+    DS_ACCELERATOR দেয়নি, deepspeed এখনো import হয়নি, torch কোনো CUDA GPU দেখে না, আর অন্য accelerator (XPU, MPS,
+    NPU, ...) নেই। GPU থাকলে কখনো বসায় না। বসালে True।
+    """
+    if "DS_ACCELERATOR" in os.environ or "deepspeed" in sys.modules or torch.cuda.is_available():
+        return False
+    xpu = getattr(torch, "xpu", None)
+    if (xpu is not None and xpu.is_available()) or torch.backends.mps.is_available():
+        return False
+    if any(importlib.util.find_spec(name) is not None for name in _OTHER_ACCELERATOR_PACKAGES):
+        return False
+    os.environ["DS_ACCELERATOR"] = "cpu"
+    return True
+
+
 def cpu_supports_fp16() -> bool:
     """এই CPU-তে DeepSpeed FP16 চালাতে পারে কি না — DeepSpeed-এর নিজের CPU accelerator-কে জিজ্ঞেস করে (পাঠ ০৫)।
 
     অনেক CPU-তে পারে না; AVX512-FP16 বা AMX-FP16 আছে এমন নতুন Intel Xeon-এ পারে (oneDNN-এর FP16)।
     deepspeed import হয় শুধু এখানে, ডাকলে তবেই; deepspeed ইনস্টল না থাকলে False (তাহলে DeepSpeed চলেই না)।
     """
+    cpu_accelerator_if_no_gpu()
     try:
         from deepspeed.accelerator import get_accelerator
         from deepspeed.accelerator.cpu_accelerator import CPU_Accelerator

@@ -35,7 +35,6 @@ __all__ = [
     "device_report",
     "gpu_capability",
     "is_colab",
-    "needs_loss_scaling",
     "recommended_amp_dtype",
     "simulated_capability",
     "supports",
@@ -166,11 +165,6 @@ def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.d
     return torch.float32
 
 
-def needs_loss_scaling(dtype: torch.dtype) -> bool:
-    """FP16-এর পরিসর ছোট, তাই loss scaling লাগে; BF16-এর পরিসর FP32-এর সমান, লাগে না (পাঠ ০২)।"""
-    return dtype == torch.float16
-
-
 def default_device() -> str:
     """GPU থাকলে 'cuda', নইলে 'cpu' — পাঠগুলোর স্বাভাবিক device (পাঠ ০০)।"""
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -226,7 +220,10 @@ class DeviceReport:
 
     @property
     def loss_scaling(self) -> bool:
-        """প্রস্তাবিত dtype-এ loss scaling লাগে কি না (FP16 হলে লাগে)।"""
+        """প্রস্তাবিত dtype-এ loss scaling লাগে কি না (FP16 হলে লাগে); নিয়মটা mishran.precision-এর।"""
+        # precision-এর 'auto' নিয়ম এই মডিউল থেকে আসে; তাই উল্টো দিকের import ডাকলে তবেই, যাতে কোনো চক্র না হয়
+        from .precision import needs_loss_scaling
+
         return needs_loss_scaling(self.recommended_dtype)
 
     def lines(self) -> list[str]:

@@ -473,12 +473,14 @@ def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0
     (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)।
     ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
     """
+    from .ds_config import cpu_accelerator_if_no_gpu, zero_model_state_bytes
+
+    cpu_accelerator_if_no_gpu()
     from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
     from deepspeed.runtime.zero.stage_1_and_2 import (
         estimate_zero2_model_states_mem_needs,
     )
 
-    from .ds_config import zero_model_state_bytes
     out = {}
     for stage in (0, 1, 2, 3):
         paper = zero_model_state_bytes(num_params, stage, num_gpus)["total"]

@@ -164,12 +164,17 @@ def peak_tflops_for(device_name: str, precision: str) -> float | None:
     return peak_tflops(device_name)[1].get(check_precision(precision))
 
 
-def mfu(tokens_per_s: float | None, flops_per_token: float, peak_tflops_per_gpu: float | None,
-        world_size: int = 1) -> float | None:
-    """MFU = token/s × এক token-এর FLOP ÷ (GPU-প্রতি dense peak × GPU-র সংখ্যা); peak বা গতি অজানা হলে None (পাঠ ০৮)।"""
-    if not peak_tflops_per_gpu or not tokens_per_s:
+def mfu(flops: float, seconds: float, peak_tflops_per_gpu: float | None, world_size: int = 1) -> float | None:
+    """MFU (model FLOPs utilization) = মডেলের দরকারি FLOP ÷ তাতে লাগা সেকেন্ড ÷ (GPU-প্রতি dense peak × GPU-র সংখ্যা)।
+
+    peak অজানা (None বা 0) হলে None। পাঠ ০৭ এটি mishran.speed.mfu নামে ডাকে (এক step: flops, step_s), পাঠ ০৮
+    speed_figures দিয়ে (warmup-এর পরের সব step)।
+    """
+    if peak_tflops_per_gpu is None or not finite_float(peak_tflops_per_gpu, "peak_tflops_per_gpu (or None)", minimum=0):
         return None
-    return tokens_per_s * flops_per_token / (peak_tflops_per_gpu * 1e12 * world_size)
+    seconds = finite_float(seconds, "seconds (step time)", positive=True)
+    world = positive_int(world_size, "world_size")
+    return finite_float(flops, "flops", minimum=0) / seconds / (peak_tflops_per_gpu * 1e12 * world)
 
 
 def speed_figures(step_times, warmup: int, tokens_per_step: int, flops_per_token: int, precision: str,
@@ -183,4 +188,5 @@ def speed_figures(step_times, warmup: int, tokens_per_step: int, flops_per_token
     tokens_per_s = tokens_per_step * len(timed) / sum(timed) if timed and sum(timed) > 0 else None
     peak = peak_tflops_for(device_name, precision) if device_name else None
     return {"tokens_per_s": tokens_per_s, "flops_per_token": flops_per_token, "peak_tflops_per_gpu": peak,
-            "mfu": mfu(tokens_per_s, flops_per_token, peak, world_size)}
+            "mfu": mfu(flops_per_token * tokens_per_step * len(timed), sum(timed), peak, world_size)
+            if tokens_per_s else None}

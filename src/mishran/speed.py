@@ -23,8 +23,9 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from mishran import bench
 from mishran.hardware import default_device, device_report
+from mishran.metrics import mfu  # MFU-র সূত্র একটাই; পাঠ ০৭ ডাকে speed.mfu(flops, step_s, peak)
 from mishran.precision import autocast, grad_scaler
-from mishran.util import as_device, finite_float, package_version, positive_int
+from mishran.util import as_device, package_version, positive_int
 
 __all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "fp8_matmul_share", "fp8_step_bound",
            "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes",
@@ -139,14 +140,6 @@ def op_events(fn, *args, device: str = "cpu") -> list:
                 and not event.name.startswith(("Torch-Compiled", "CompiledFunction")):
             out.append((event.name, us))
     return out
-
-
-def mfu(flops_per_step: float, step_s: float, peak_tflops: float | None) -> float | None:
-    """MFU (model FLOPs utilization): মডেলের দরকারি FLOP ÷ সময় ÷ যন্ত্রের dense peak; peak অজানা হলে None।"""
-    if peak_tflops is None or not finite_float(peak_tflops, "peak_tflops (or None)", minimum=0):
-        return None
-    step_s = finite_float(step_s, "step_s (step time)", positive=True)
-    return finite_float(flops_per_step, "flops_per_step", minimum=0) / step_s / (peak_tflops * 1e12)
 
 
 def fp8_matmul_share(sizes: bench.BenchSizes) -> float:
