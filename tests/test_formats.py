@@ -210,3 +210,9 @@ def test_a_python_number_rounds_exactly_as_a_tensor_does(name):
         for v, g, w in zip(values, got, want, strict=True):
             assert (math.isnan(g) and math.isnan(w)) or (g == w and math.copysign(1, g) == math.copysign(1, w)), \
                 (v, saturate, g, w)
+
+
+def test_loss_scaling_follows_the_exponent_range():
+    # FP16 and both FP8s have fewer exponent bits than FP32 (5, 5, 4 vs 8): small gradients round to zero there
+    assert {n for n in FORMATS if formats.needs_loss_scaling(n)} == {"fp16", "fp8_e4m3", "fp8_e5m2"}
+    assert formats.needs_loss_scaling(torch.float16) and not formats.needs_loss_scaling(torch.bfloat16)

@@ -13,7 +13,7 @@ import torch
 
 from .util import as_bool
 
-__all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "decode", "decode_bits", "encode",
+__all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "needs_loss_scaling", "decode", "decode_bits", "encode",
            "round_to", "spacing", "all_values", "torch_dtype", "format_table"]
 
 
@@ -164,6 +164,12 @@ class Decoded:
     def __str__(self) -> str:
         return (f"{self.fmt}: {self.sign_bits} {self.exponent_bits} {self.mantissa_bits} → "
                 f"{self.value!r} ({self.kind})")
+
+
+def needs_loss_scaling(fmt) -> bool:
+    """এই ফরম্যাটে প্রশিক্ষণে loss scaling লাগে কি না (পাঠ ০২): exponent-এর বিট FP32-এর চেয়ে কম হলে (FP16, FP8) পরিসর
+    ছোট, ছোট gradient শূন্যে গোল হয়ে যায়; BF16-এর exponent FP32-এর সমান, তাই লাগে না। নাম, dtype বা FloatFormat।"""
+    return get_format(fmt).exponent_bits < FORMATS["fp32"].exponent_bits
 
 
 def decode_bits(pattern: int, fmt) -> Decoded:

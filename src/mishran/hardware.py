@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .formats import needs_loss_scaling
 from .util import as_bool, device_type, package_version
 
 __all__ = [
@@ -220,10 +221,7 @@ class DeviceReport:
 
     @property
     def loss_scaling(self) -> bool:
-        """প্রস্তাবিত dtype-এ loss scaling লাগে কি না (FP16 হলে লাগে); নিয়মটা mishran.precision-এর।"""
-        # precision-এর 'auto' নিয়ম এই মডিউল থেকে আসে; তাই উল্টো দিকের import ডাকলে তবেই, যাতে কোনো চক্র না হয়
-        from .precision import needs_loss_scaling
-
+        """প্রস্তাবিত dtype-এ loss scaling লাগে কি না (FP16 হলে লাগে); নিয়মটা ফরম্যাটের (formats.needs_loss_scaling)।"""
         return needs_loss_scaling(self.recommended_dtype)
 
     def lines(self) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import torch
 
+from . import formats
 from .util import as_bool, device_type
 
 __all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "for_device", "resolve",
@@ -80,8 +81,9 @@ def resolve(name, device=None, capability=None) -> str:
 
 
 def needs_loss_scaling(name) -> bool:
-    """FP16-এর পরিসর ছোট, তাই loss scaling লাগে; BF16-এর পরিসর FP32-এর সমান, লাগে না (পাঠ ০২)। নাম বা dtype।"""
-    return (name_of(name) if isinstance(name, torch.dtype) else check(name)) == "fp16"
+    """এই precision-এ GradScaler লাগে কি না (পাঠ ০২): FP16-এর পরিসর ছোট, তাই লাগে; BF16-এর পরিসর FP32-এর সমান, লাগে না।
+    নাম বা dtype। নিয়মটা ফরম্যাটের (formats.needs_loss_scaling: exponent-এর বিট FP32-এর চেয়ে কম কি না)।"""
+    return formats.needs_loss_scaling(dtype_of(name_of(name) if isinstance(name, torch.dtype) else check(name)))
 
 
 def autocast(device, name):
