@@ -8,7 +8,7 @@ from .. import formats
 from .core import Verdict, blank_verdict, check_number, is_blank, say
 
 __all__ = ["check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
-           "check_zeroed_fraction", "check_flushed_fraction", "check_scaled_clip_step"]
+           "check_zeroed_fraction", "check_scaled_clip_step"]
 
 def _overflow_flags(sequence) -> list[bool]:
     """'..x.xx' (বিন্দু = ঠিকঠাক ধাপ, x = overflow) বা bool-এর list → bool-এর list।"""
@@ -98,11 +98,9 @@ def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0)
     f = formats.get_format(fmt)
     hint = (f"পাঠ ০১-এর ৫.৩ আবার দেখো: {f.label}-এ কোন মাপের নিচে একটি মান round হয়ে ঠিক ০ হয় — আর ঠিক সীমায় "
             "টাই হলে কোন দিকে যায়? আগে থেকেই শূন্য মানগুলো গোনা নয়। উত্তর একটি ভগ্নাংশ (0 থেকে 1)।")
-    return check_number(answer, r.fraction("flushed_to_zero"), f"{f.label}-এ (scale {scale:g}) শূন্যে মুছে যাওয়া অংশ",
+    return check_number(answer, r.fraction("underflow_to_zero"), f"{f.label}-এ (scale {scale:g}) শূন্যে মুছে যাওয়া অংশ",
                         hint, rel_tol=1e-9)
 
-
-check_flushed_fraction = check_zeroed_fraction   # পুরোনো নাম (আগের নোটবুক/test-এর জন্য)
 
 
 def _clip_setup(init_scale: float = 2.0 ** 10):
