@@ -92,7 +92,10 @@ def _feasible(b: dict):
 
 def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
     """অনুশীলনী ০৮.২: (micro_batch, accumulation_steps, zero_stage) — বাজেটে আঁটে, সবচেয়ে কম accumulation,
-    আর সেই accumulation-এ সবচেয়ে নিচু ZeRO stage (কম যোগাযোগ)।"""
+    আর সেই accumulation-এ কোনো নিচু stage আঁটলে ZeRO 3 নয়।
+
+    ZeRO 1 আর 2-এর যোগাযোগ plain data parallel-এর সমান (reduce-scatter + all-gather = একটি allreduce); কেবল
+    ZeRO 3 প্রতি ধাপে ওজনের বাড়তি all-gather করে (~১.৫ গুণ)। তাই 0, 1, 2-এর মধ্যে যেকোনো আঁটা stage ঠিক।"""
     b = budget or BUDGET
     if is_blank(answer):
         return blank_verdict()
@@ -117,9 +120,10 @@ def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
         return say(False, f"আঁটে ({need:.1f} GB), কিন্তু accumulation {accum} দরকারের চেয়ে বেশি: প্রতিটি optimizer "
                           "step-এ বেশি ছোট ধাপ মানে GPU কম ভরা। অন্য ZeRO stage-এ বড় micro-batch আঁটে কি না দেখো।")
     lowest = min(s for _, a, s in plans if a == best_accum)
-    if stage > lowest:
-        return say(False, f"আঁটে আর accumulation-ও সবচেয়ে কম, কিন্তু ZeRO {stage} লাগে না: আরও নিচু stage-এও "
-                          "একই micro-batch আঁটে, আর উঁচু stage মানে বেশি যোগাযোগ (ZeRO 3 প্রতি ধাপে ওজনও আনে)।")
+    if stage == 3 and lowest < 3:
+        return say(False, "আঁটে আর accumulation-ও সবচেয়ে কম, কিন্তু ZeRO 3 লাগে না: আরও নিচু stage-এও একই "
+                          "micro-batch আঁটে। ZeRO 1 আর 2-এর যোগাযোগ plain data parallel-এর সমান (reduce-scatter + "
+                          "all-gather = একটি allreduce); ZeRO 3 প্রতি ধাপে ওজনও all-gather করে, প্রায় ১.৫ গুণ যোগাযোগ।")
     return say(True, f"micro-batch {micro}, accumulation {accum}, ZeRO {stage}: প্রতি GPU-তে {need:.1f} GB "
                      f"(সীমা {usable} GB)।")
 
