@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from .core import Verdict, as_number, blank_verdict, is_blank, say
+from .core import Verdict, blank_verdict, is_blank, number_answer, say
 
 __all__ = ["BF16_EVAL_LOOP", "BUDGET", "CURVE_CHOICES", "EVAL_QUESTION", "check_batch_plan", "check_bf16_eval_bpc",
            "check_curve_explanation", "check_top1_prediction"]
@@ -40,12 +40,10 @@ def _bf16_loop_bpc(q: dict) -> tuple[float, float]:
 
 def check_bf16_eval_bpc(answer, question: dict | None = None) -> Verdict:
     """অনুশীলনী ০৮.১: BF16_EVAL_LOOP শেষে কত bits per character ছাপবে (১% সহনশীলতা)।"""
-    if is_blank(answer):
-        return blank_verdict()
+    value, early = number_answer(answer, "একটি সংখ্যা চাই (a number, bpc)")
+    if early is not None:
+        return early
     q = question or EVAL_QUESTION
-    value = as_number(answer)
-    if value is None or not math.isfinite(value):
-        return say(False, f"একটি সংখ্যা চাই (a number, bpc); পেয়েছি {answer!r}।")
     printed, exact = _bf16_loop_bpc(q)
     if math.isclose(value, printed, rel_tol=0.01):
         return say(True, f"লুপ ছাপত প্রায় {printed:.2f} bpc, আসলে {exact:.2f}: যোগফল ২^১৫ = ৩২৭৬৮-এ পৌঁছালে BF16-এ পাশের "
