@@ -216,14 +216,11 @@ def _to_float32(x: float) -> float:
         return math.copysign(math.inf, x)
 
 
-class StaticLossScaler:
-    """স্থির loss scale (static loss scaling), পাঠ ০২: scale কখনো বদলায় না।
+class _LossScaler:
+    """তিন scaler-এর সাধারণ অংশ: এখনকার scale, আর কয়টি step গোনা হলো, কয়টি বাদ পড়ল।"""
 
-    update(found_inf) বলে optimizer step নেওয়া হলো কি না: inf/NaN পেলে step বাদ (skip), নইলে নেওয়া।
-    """
-
-    def __init__(self, scale=2.0 ** 16):
-        self._scale = _as_scale(scale)
+    def __init__(self, scale: float):
+        self._scale = scale
         self.steps = self.skipped = 0
         self.last_event = None
 
@@ -231,6 +228,16 @@ class StaticLossScaler:
     def scale(self) -> float:
         """এখনকার loss scale।"""
         return self._scale
+
+
+class StaticLossScaler(_LossScaler):
+    """স্থির loss scale (static loss scaling), পাঠ ০২: scale কখনো বদলায় না।
+
+    update(found_inf) বলে optimizer step নেওয়া হলো কি না: inf/NaN পেলে step বাদ (skip), নইলে নেওয়া।
+    """
+
+    def __init__(self, scale=2.0 ** 16):
+        super().__init__(_as_scale(scale))
 
     def update(self, found_inf) -> bool:
         """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না।"""
@@ -244,7 +251,7 @@ class StaticLossScaler:
         return f"StaticLossScaler(scale={self._scale:g})"
 
 
-class DynamicLossScaler:
+class DynamicLossScaler(_LossScaler):
     """torch.amp.GradScaler-এর scale-নীতি, হাতে লেখা (পাঠ ০২)।
 
     - gradient-এ inf/NaN: step বাদ, scale × backoff_factor, growth_tracker = 0।
@@ -261,18 +268,11 @@ class DynamicLossScaler:
         if not 0.0 < finite_float(backoff_factor, "backoff_factor") < 1.0:
             raise ValueError(f"backoff_factor হবে 0 আর 1-এর মাঝে (must be in (0, 1)); পেয়েছি {backoff_factor!r}")
         growth_interval = positive_int(growth_interval, "growth_interval")
-        self._scale = _to_float32(init_scale)           # torch: torch.full((), init_scale, dtype=float32)
+        super().__init__(_to_float32(init_scale))       # torch: torch.full((), init_scale, dtype=float32)
         self.growth_factor = float(growth_factor)
         self.backoff_factor = float(backoff_factor)
         self.growth_interval = int(growth_interval)
         self.growth_tracker = 0                          # পরপর কয়টি সফল (inf/NaN-হীন) step
-        self.steps = self.skipped = 0
-        self.last_event = None
-
-    @property
-    def scale(self) -> float:
-        """এখনকার loss scale।"""
-        return self._scale
 
     def update(self, found_inf) -> bool:
         """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না (GradScaler.step + update)।"""
@@ -326,7 +326,7 @@ class LossScaleAtMinimumError(RuntimeError):
             "তখন BF16 চেষ্টা করো।")
 
 
-class DeepSpeedLossScaler:
+class DeepSpeedLossScaler(_LossScaler):
     """DeepSpeed-এর DynamicLossScaler-এর নিয়ম (deepspeed/runtime/fp16/loss_scaler.py), হাতে লেখা (পাঠ ০২)।
 
     config-এর fp16 block থেকে: init_scale = 2**initial_scale_power, scale_window = loss_scale_window,
@@ -364,7 +364,7 @@ class DeepSpeedLossScaler:
             raise ValueError(f"min_scale ({min_scale:g}) শুরুর scale ({init_scale:g})-এর চেয়ে বড় (min_scale must "
                              "not exceed init_scale): scale শুরুতেই নিচের সীমার নিচে থাকত। min_loss_scale কমাও, "
                              "বা initial_scale_power বাড়াও।")
-        self._scale = init_scale
+        super().__init__(init_scale)
         self.scale_window = int(scale_window)
         self.min_scale = min_scale
         self.hysteresis = int(hysteresis)               # DeepSpeed: delayed_shift
@@ -373,14 +373,7 @@ class DeepSpeedLossScaler:
         self.raise_error_at_min_scale = as_bool(raise_error_at_min_scale, "raise_error_at_min_scale")
         self.cur_iter = 0
         self.last_overflow_iter = -1
-        self.steps = self.skipped = 0
         self.last_message = None
-        self.last_event = None
-
-    @property
-    def scale(self) -> float:
-        """এখনকার loss scale।"""
-        return self._scale
 
     def update(self, found_inf) -> bool:
         """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না।"""
