@@ -9,7 +9,7 @@ def test_lesson02_blank_answers_do_not_fail(capsys):
     assert not l02.check_min_normal_scale(3e-7, ...)
     assert not l02.check_pytorch_scale_after("..x", ...)
     assert not l02.check_deepspeed_scale_after("..x", ...)
-    assert not l02.check_flushed_fraction(torch.tensor([1e-9, 1.0]), ...)
+    assert not l02.check_zeroed_fraction(torch.tensor([1e-9, 1.0]), ...)
     assert not l02.check_scaled_clip_step(...)
     assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 5
 
@@ -47,11 +47,11 @@ def test_scale_after_a_sequence_follows_each_policy():
         l02.check_pytorch_scale_after("..o", 1.0)
 
 
-def test_flushed_fraction_counts_only_values_that_were_not_zero_before():
-    t = torch.tensor([1e-9, 2.0 ** -25, 2.0 ** -24, 1.0, 0.0])     # two flush (2^-25 is a tie → 0); 0 was already 0
-    assert l02.check_flushed_fraction(t, 2 / 5)
-    assert not l02.check_flushed_fraction(t, 3 / 5)
-    assert l02.check_flushed_fraction(t, 0.0, scale=2.0 ** 10)
+def test_zeroed_fraction_counts_only_values_that_were_not_zero_before():
+    t = torch.tensor([1e-9, 2.0 ** -25, 2.0 ** -24, 1.0, 0.0])  # two round to 0 (2^-25 is a tie → 0); 0 was already 0
+    assert l02.check_zeroed_fraction(t, 2 / 5)
+    assert not l02.check_zeroed_fraction(t, 3 / 5)
+    assert l02.check_zeroed_fraction(t, 0.0, scale=2.0 ** 10)
 
 
 def _step(unscale=True, clip=True, use_scaler_step=True, update=True):

@@ -154,3 +154,19 @@ def test_overflow_diagnosis_names_the_first_module_that_overflows_and_the_one_fi
     normalized = (raw - raw.mean(0)) / raw.std(0)                                  # fix c: nothing overflows,
     assert torch.isfinite(net(normalized)).all()
     assert not l03.check_overflow_diagnosis({"module": "net.0", "fix": "c"}, net, normalized)  # so no module is
+
+
+def test_exercise_2_says_the_cast_copy_lives_until_backward_as_lesson_00_does():
+    """Lesson 00 teaches that autocast's 16-bit copy of a weight lives for the autocast region and is saved for
+    backward; exercise 03.2 (and the memory section it points to) once said it exists 'during forward' only."""
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "03_amp_training_loop.ipynb")
+                       .read_text("utf-8"))["cells"]
+    texts = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    prompt = next(t for t in texts if "**২. (মেমরির বাজেটে বাছাই)**" in t)
+    assert "backward" in prompt and "autocast অঞ্চল" in prompt
+    for text in texts:
+        if "১৬-বিট কপি" in text:
+            assert "forward-এর সময়" not in text, text[:80]

@@ -200,7 +200,7 @@ ANSWER_CHECKS = [
     ("lesson02.check_min_normal_scale", lambda a: lesson02.check_min_normal_scale(3e-7, a)),
     ("lesson02.check_pytorch_scale_after", lambda a: lesson02.check_pytorch_scale_after("..x", a)),
     ("lesson02.check_deepspeed_scale_after", lambda a: lesson02.check_deepspeed_scale_after("..x", a)),
-    ("lesson02.check_flushed_fraction", lambda a: lesson02.check_flushed_fraction(torch.tensor([1e-9, 1.0]), a)),
+    ("lesson02.check_zeroed_fraction", lambda a: lesson02.check_zeroed_fraction(torch.tensor([1e-9, 1.0]), a)),
     ("lesson03.check_amp_step_order", lesson03.check_amp_step_order),
     ("lesson03.check_scale_halving_cause", lesson03.check_scale_halving_cause),
     ("lesson04.check_partial_step_weight", lesson04.check_partial_step_weight),

@@ -1,8 +1,12 @@
 """mishran.scaling: the scalers follow torch's GradScaler and DeepSpeed's own scaler step for step;
 underflow_report counts what storing in a format really does."""
+import dataclasses
+import json
 import logging
 import math
 import random
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -306,12 +310,12 @@ def test_underflow_report_counts_each_region_of_fp16():
         f.min_normal, 1.0, 65504.0, 65519.0, -3.0,                # normal (65519 rounds down to 65504)
         f.min_normal - f.min_subnormal / 2,                       # a tie: goes to min_normal, which is even
         f.min_subnormal, 2 ** -20, -1.5 * f.min_subnormal / 2,    # subnormal (the last rounds up to 2^-24)
-        f.min_subnormal / 2, 2 ** -30, -1e-12,                    # flushed to zero (2^-25 is a tie: goes to 0)
+        f.min_subnormal / 2, 2 ** -30, -1e-12,                    # underflow to zero (2^-25 is a tie: goes to 0)
         65520.0, -1e6, math.inf, math.nan,                        # overflow
         0.0, -0.0,                                                # exact zeros
     ], dtype=torch.float64)
     r = underflow_report(values, "fp16")
-    assert (r.normal, r.subnormal, r.flushed_to_zero, r.overflow, r.exact_zero, r.total) == (6, 3, 3, 4, 2, 18)
+    assert (r.normal, r.subnormal, r.underflow_to_zero, r.overflow, r.exact_zero, r.total) == (6, 3, 3, 4, 2, 18)
     assert math.isclose(sum(r.fractions.values()), 1.0) and r.fraction("subnormal") == 3 / 18
     assert r.nonzero == 16
 
@@ -319,9 +323,9 @@ def test_underflow_report_counts_each_region_of_fp16():
 def test_scale_moves_small_values_into_range_and_large_ones_out():
     g = torch.tensor([2.0 ** -30, 2.0 ** -20, 2.0 ** -16, 1.0], dtype=torch.float32)
     before = underflow_report(g, "fp16")
-    assert (before.normal, before.subnormal, before.flushed_to_zero) == (1, 2, 1)
+    assert (before.normal, before.subnormal, before.underflow_to_zero) == (1, 2, 1)
     after = underflow_report(g, "fp16", scale=2 ** 16)
-    assert (after.normal, after.subnormal, after.flushed_to_zero, after.overflow) == (3, 0, 0, 1)  # 1 × 2^16 > 65504
+    assert (after.normal, after.subnormal, after.underflow_to_zero, after.overflow) == (3, 0, 0, 1)  # 1 × 2^16 > 65504
     assert underflow_report(g, "bf16").normal == 4                 # BF16 has FP32's range
 
 
@@ -347,7 +351,7 @@ def test_underflow_report_agrees_with_torch_casts():
         stored = (x * 2.0 ** k).half().float()                     # power-of-two scale: exact in FP32
         r = underflow_report(x, "fp16", scale=2.0 ** k)
         assert r.overflow == int((~stored.isfinite()).sum())
-        assert r.flushed_to_zero == int((stored == 0).sum())
+        assert r.underflow_to_zero == int((stored == 0).sum())
         assert r.subnormal == int(((stored != 0) & (stored.abs() < 2.0 ** -14)).sum())
         assert r.normal == int((stored.isfinite() & (stored.abs() >= 2.0 ** -14)).sum())
 
@@ -355,7 +359,7 @@ def test_underflow_report_agrees_with_torch_casts():
 def test_report_text_is_bengali_with_english_terms():
     text = str(underflow_report(torch.tensor([1.0, 1e-9, 0.0]), "fp16"))
     assert text.startswith("FP16-এ রাখলে (scale = 1): মোট 3টি মান")
-    for term in ("normal", "subnormal", "flushed to zero", "overflow (inf/NaN)", "exact zero", "33.33%"):
+    for term in ("normal", "subnormal", "underflow to zero", "overflow (inf/NaN)", "exact zero", "33.33%"):
         assert term in text
 
 
@@ -366,7 +370,7 @@ def test_log2_magnitudes_drops_zeros_and_non_finite():
 
 def test_regions_come_from_the_format():
     r = format_regions("fp16")
-    assert (r.log2_min_subnormal, r.log2_min_normal, r.log2_flush) == (-24.0, -14.0, -25.0)
+    assert (r.log2_min_subnormal, r.log2_min_normal, r.log2_underflow_to_zero) == (-24.0, -14.0, -25.0)
     assert r.log2_max == math.log2(65504) and r.log2_overflow == math.log2(65520)
     b = format_regions("bf16")
     assert (b.log2_min_subnormal, b.log2_min_normal) == (-133.0, math.log2(torch.finfo(torch.bfloat16).tiny))
@@ -385,8 +389,32 @@ def test_region_bands_classify_like_rounding(fmt):
     for name, a, b in r.bands():
         inside = int(((logs > a) & (logs <= b)).sum()) if name != "normal" else int(((logs >= a) & (logs < b)).sum())
         assert inside == getattr(rep, name), name
-    assert round_to(2.0 ** r.log2_flush, fmt) == 0.0
+    assert round_to(2.0 ** r.log2_underflow_to_zero, fmt) == 0.0
 
+
+
+def test_rounding_to_zero_is_named_underflow_to_zero_never_flush():
+    # flush to zero (FTZ/DAZ) is a hardware mode (lesson 01, 5.4); rounding a tiny value to 0 is underflow to zero
+    r = underflow_report(torch.tensor([1.0, 1e-9, 1e-6, 0.0]), "fp16")
+    names = (list(r.as_dict()) + list(scaling.KINDS) + [name for name, _, _ in format_regions("fp16").bands()]
+             + [f.name for f in dataclasses.fields(scaling.UnderflowReport)]
+             + [f.name for f in dataclasses.fields(scaling.FormatRegions)])
+    assert not [n for n in names if "flush" in n.lower()]
+    assert "flush" not in str(r).lower()
+    assert r.as_dict()["underflow_to_zero"] == 1 and r.as_dict()["subnormal"] == 1
+    assert "শূন্যে মুছে গেছে (underflow to zero)" in str(r)
+
+
+def test_lessons_print_no_flush_label_outside_lesson_01s_ftz_section():
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        if path.name.startswith("01_"):          # lesson 01 teaches the FTZ/DAZ mode itself
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            text = "".join(cell["source"]) + json.dumps(cell.get("outputs", []), ensure_ascii=False)
+            assert not re.search(r"flush(ed)?[ _]to[ _]zero|log2_flush", text), (path.name, cell.get("id"))
 
 # ---------- clear Bengali errors ----------
 

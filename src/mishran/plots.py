@@ -209,7 +209,7 @@ def rounding_error_figure(x, colors=None):
 
 
 # ---------------------------------------------------------------- পাঠ ০২: gradient-এর histogram আর scale
-BAND_STYLE = {"flushed_to_zero": ("#bdbdbd", "শূন্যে মুছে যায়"), "subnormal": ("#fdd49e", "subnormal"),
+BAND_STYLE = {"underflow_to_zero": ("#bdbdbd", "শূন্যে মুছে যায়"), "subnormal": ("#fdd49e", "subnormal"),
               "normal": ("#c7e9c0", "normal"), "overflow": ("#fcbba1", "overflow")}
 
 
@@ -246,7 +246,7 @@ def scale_sweep_figure(ks, sweep: dict, k_best: int):
     প্রতিটি k-এর underflow_report); বেছে নেওয়া k সবুজ দাগে। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
 
-    styles = {"flushed_to_zero": ("#636363", "-", "শূন্যে মুছে যায়"), "subnormal": ("#e6550d", "--", "subnormal"),
+    styles = {"underflow_to_zero": ("#636363", "-", "শূন্যে মুছে যায়"), "subnormal": ("#e6550d", "--", "subnormal"),
               "overflow": ("#cb181d", ":", "overflow")}
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     for ax, key, title in [(axes[0], "w", "ওজনের gradient"), (axes[1], "a", "activation gradient (নমুনা)")]:

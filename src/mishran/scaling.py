@@ -2,7 +2,7 @@
 
 দুই ভাগ:
 - gradient-এর পরিসংখ্যান: underflow_report() বলে একটি tensor-কে (scale দিয়ে গুণ করে) কোনো ফরম্যাটে
-  রাখলে কত ভাগ normal থাকে, কত ভাগ subnormal হয়, কত ভাগ শূন্যে মুছে যায় (flush to zero), কত ভাগ
+  রাখলে কত ভাগ normal থাকে, কত ভাগ subnormal হয়, কত ভাগ শূন্যে মুছে যায় (underflow to zero), কত ভাগ
   overflow করে; log2_magnitudes() ও format_regions() দেয় log2-histogram আঁকার উপকরণ।
 - loss scaler, হাতে লেখা: StaticLossScaler, DynamicLossScaler (torch.amp.GradScaler-এর নিয়ম হুবহু),
   DeepSpeedLossScaler (DeepSpeed-এর DynamicLossScaler-এর নিয়ম, hysteresis সহ)। তিনটিরই একই চেহারা:
@@ -28,11 +28,11 @@ __all__ = ["KINDS", "MAX_SIMULATE_STEPS", "UnderflowReport", "underflow_report",
            "format_regions", "StaticLossScaler", "DynamicLossScaler", "DeepSpeedLossScaler", "LossScaleAtMinimumError",
            "DEEPSPEED_MIN_SCALE_MESSAGE", "simulate"]
 
-KINDS = ("normal", "subnormal", "flushed_to_zero", "overflow", "exact_zero")
+KINDS = ("normal", "subnormal", "underflow_to_zero", "overflow", "exact_zero")
 _KIND_LABELS = {
     "normal": "normal (পূর্ণ সূক্ষ্মতা)",
     "subnormal": "subnormal (সূক্ষ্মতা কম)",
-    "flushed_to_zero": "শূন্যে মুছে গেছে (flushed to zero)",
+    "underflow_to_zero": "শূন্যে মুছে গেছে (underflow to zero)",
     "overflow": "overflow (inf/NaN)",
     "exact_zero": "আগে থেকেই শূন্য (exact zero)",
 }
@@ -92,7 +92,7 @@ class UnderflowReport:
     total: int
     normal: int
     subnormal: int
-    flushed_to_zero: int
+    underflow_to_zero: int
     overflow: int
     exact_zero: int
 
@@ -102,7 +102,7 @@ class UnderflowReport:
         return {k: getattr(self, k) / self.total for k in KINDS}
 
     def fraction(self, kind: str) -> float:
-        """একটি অঞ্চলের (যেমন 'flushed_to_zero') ভাগ, 0 থেকে 1।"""
+        """একটি অঞ্চলের (যেমন 'underflow_to_zero') ভাগ, 0 থেকে 1।"""
         if kind not in KINDS:
             raise ValueError(f"অচেনা ভাগ {kind!r} (unknown kind); চেনা ভাগ: {', '.join(KINDS)}")
         return getattr(self, kind) / self.total
@@ -141,10 +141,10 @@ def underflow_report(values, fmt="fp16", scale=1.0) -> UnderflowReport:
     a = stored.abs()
     exact_zero = x == 0
     overflow = ~torch.isfinite(stored)
-    flushed = (stored == 0) & ~exact_zero
+    to_zero = (stored == 0) & ~exact_zero
     subnormal = (a > 0) & (a < f.min_normal)
     normal = torch.isfinite(stored) & (a >= f.min_normal)
-    counts = {k: int(m.sum()) for k, m in zip(KINDS, (normal, subnormal, flushed, overflow, exact_zero), strict=True)}
+    counts = {k: int(m.sum()) for k, m in zip(KINDS, (normal, subnormal, to_zero, overflow, exact_zero), strict=True)}
     return UnderflowReport(f.name, s, x.numel(), **counts)
 
 
@@ -163,7 +163,7 @@ class FormatRegions:
     """একটি ফরম্যাটের এলাকাগুলোর সীমানা, log2-এ (পাঠ ০২-এর histogram-এ দাগ টানার জন্য)।
 
     log2_min_subnormal, log2_min_normal, log2_max: ফরম্যাটের তিন সংখ্যার log2 (formats থেকে হিসাব করা)।
-    log2_flush: |v| এর সমান বা ছোট হলে v রাখলে শূন্য হয় (min_subnormal-এর অর্ধেক: টাই জোড়ের দিকে, মানে ০)।
+    log2_underflow_to_zero: |v| এর সমান বা ছোট হলে v রাখলে শূন্য হয় (min_subnormal-এর অর্ধেক: টাই জোড়ের দিকে, মানে ০)।
     log2_overflow: |v| এর চেয়ে বড় হলে v রাখলে inf (বা E4M3-এ NaN) হয় (max + প্রতিবেশীর দূরত্বের অর্ধেক;
     FP16-এ ঠিক সেই টাইটিও inf হয়, কারণ 65504-এর শেষ mantissa বিট বিজোড়)।
     """
@@ -172,7 +172,7 @@ class FormatRegions:
     log2_min_subnormal: float
     log2_min_normal: float
     log2_max: float
-    log2_flush: float
+    log2_underflow_to_zero: float
     log2_overflow: float
 
     def bands(self) -> list[tuple[str, float, float]]:
@@ -181,8 +181,8 @@ class FormatRegions:
         min_normal-এর ঠিক নিচে আধা-ULP-এর মধ্যের মান round হয়ে min_normal (normal) হয়; এত সূক্ষ্ম
         পার্থক্য histogram-এ দেখা যায় না, তবে গোনার কাজে underflow_report() ব্যবহার করো।
         """
-        return [("flushed_to_zero", -math.inf, self.log2_flush),
-                ("subnormal", self.log2_flush, self.log2_min_normal),
+        return [("underflow_to_zero", -math.inf, self.log2_underflow_to_zero),
+                ("subnormal", self.log2_underflow_to_zero, self.log2_min_normal),
                 ("normal", self.log2_min_normal, self.log2_overflow),
                 ("overflow", self.log2_overflow, math.inf)]
 
@@ -216,14 +216,11 @@ def _to_float32(x: float) -> float:
         return math.copysign(math.inf, x)
 
 
-class StaticLossScaler:
-    """স্থির loss scale (static loss scaling), পাঠ ০২: scale কখনো বদলায় না।
+class _LossScaler:
+    """তিন scaler-এর সাধারণ অংশ: এখনকার scale, আর কয়টি step গোনা হলো, কয়টি বাদ পড়ল।"""
 
-    update(found_inf) বলে optimizer step নেওয়া হলো কি না: inf/NaN পেলে step বাদ (skip), নইলে নেওয়া।
-    """
-
-    def __init__(self, scale=2.0 ** 16):
-        self._scale = _as_scale(scale)
+    def __init__(self, scale: float):
+        self._scale = scale
         self.steps = self.skipped = 0
         self.last_event = None
 
@@ -231,6 +228,16 @@ class StaticLossScaler:
     def scale(self) -> float:
         """এখনকার loss scale।"""
         return self._scale
+
+
+class StaticLossScaler(_LossScaler):
+    """স্থির loss scale (static loss scaling), পাঠ ০২: scale কখনো বদলায় না।
+
+    update(found_inf) বলে optimizer step নেওয়া হলো কি না: inf/NaN পেলে step বাদ (skip), নইলে নেওয়া।
+    """
+
+    def __init__(self, scale=2.0 ** 16):
+        super().__init__(_as_scale(scale))
 
     def update(self, found_inf) -> bool:
         """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না।"""
@@ -244,7 +251,7 @@ class StaticLossScaler:
         return f"StaticLossScaler(scale={self._scale:g})"
 
 
-class DynamicLossScaler:
+class DynamicLossScaler(_LossScaler):
     """torch.amp.GradScaler-এর scale-নীতি, হাতে লেখা (পাঠ ০২)।
 
     - gradient-এ inf/NaN: step বাদ, scale × backoff_factor, growth_tracker = 0।
@@ -261,18 +268,11 @@ class DynamicLossScaler:
         if not 0.0 < finite_float(backoff_factor, "backoff_factor") < 1.0:
             raise ValueError(f"backoff_factor হবে 0 আর 1-এর মাঝে (must be in (0, 1)); পেয়েছি {backoff_factor!r}")
         growth_interval = positive_int(growth_interval, "growth_interval")
-        self._scale = _to_float32(init_scale)           # torch: torch.full((), init_scale, dtype=float32)
+        super().__init__(_to_float32(init_scale))       # torch: torch.full((), init_scale, dtype=float32)
         self.growth_factor = float(growth_factor)
         self.backoff_factor = float(backoff_factor)
         self.growth_interval = int(growth_interval)
         self.growth_tracker = 0                          # পরপর কয়টি সফল (inf/NaN-হীন) step
-        self.steps = self.skipped = 0
-        self.last_event = None
-
-    @property
-    def scale(self) -> float:
-        """এখনকার loss scale।"""
-        return self._scale
 
     def update(self, found_inf) -> bool:
         """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না (GradScaler.step + update)।"""
@@ -326,7 +326,7 @@ class LossScaleAtMinimumError(RuntimeError):
             "তখন BF16 চেষ্টা করো।")
 
 
-class DeepSpeedLossScaler:
+class DeepSpeedLossScaler(_LossScaler):
     """DeepSpeed-এর DynamicLossScaler-এর নিয়ম (deepspeed/runtime/fp16/loss_scaler.py), হাতে লেখা (পাঠ ০২)।
 
     config-এর fp16 block থেকে: init_scale = 2**initial_scale_power, scale_window = loss_scale_window,
@@ -364,7 +364,7 @@ class DeepSpeedLossScaler:
             raise ValueError(f"min_scale ({min_scale:g}) শুরুর scale ({init_scale:g})-এর চেয়ে বড় (min_scale must "
                              "not exceed init_scale): scale শুরুতেই নিচের সীমার নিচে থাকত। min_loss_scale কমাও, "
                              "বা initial_scale_power বাড়াও।")
-        self._scale = init_scale
+        super().__init__(init_scale)
         self.scale_window = int(scale_window)
         self.min_scale = min_scale
         self.hysteresis = int(hysteresis)               # DeepSpeed: delayed_shift
@@ -373,14 +373,7 @@ class DeepSpeedLossScaler:
         self.raise_error_at_min_scale = as_bool(raise_error_at_min_scale, "raise_error_at_min_scale")
         self.cur_iter = 0
         self.last_overflow_iter = -1
-        self.steps = self.skipped = 0
         self.last_message = None
-        self.last_event = None
-
-    @property
-    def scale(self) -> float:
-        """এখনকার loss scale।"""
-        return self._scale
 
     def update(self, found_inf) -> bool:
         """এক step-এর শেষে ডাকো; ফেরত দেয় optimizer step নেওয়া হলো কি না।"""

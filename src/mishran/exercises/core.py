@@ -1,4 +1,4 @@
-"""অনুশীলনীর যাচাইয়ের সাধারণ অংশ (পাঠ ০১ থেকে সব পাঠ): Verdict, ফাঁকা উত্তর, সংখ্যা-উত্তর।
+"""অনুশীলনীর যাচাইয়ের সাধারণ অংশ (পাঠ ০১ থেকে সব পাঠ): Verdict, ফাঁকা উত্তর, সংখ্যা-উত্তর, dict-উত্তর।
 
 নিয়ম (সব পাঠে এক, যাতে শিক্ষার্থী একবার শিখেই সব অনুশীলনী চালাতে পারে): অনুশীলনীর ঘরে উত্তরের
 জায়গায় ... (Ellipsis) থাকে। ফাঁকা থাকলে check_...() শুধু মনে করিয়ে দেয়, ভুল তোলে না; ভুল উত্তরে কী ভুল
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["BLANK", "Verdict", "is_blank", "say", "blank_verdict", "as_number", "check_number"]
+__all__ = ["BLANK", "Verdict", "is_blank", "say", "blank_verdict", "as_number", "finite_number", "number_answer",
+           "dict_answer", "check_fields", "check_number"]
 
 BLANK = ...
 """ফাঁকা উত্তরের চিহ্ন (সব পাঠের অনুশীলনী): ঘরে `answer = ...` লেখা থাকে।"""
@@ -61,6 +62,64 @@ def as_number(answer) -> float | None:
         return math.inf if answer > 0 else -math.inf
     except (TypeError, ValueError, RuntimeError):  # RuntimeError: একাধিক উপাদানের tensor
         return None
+
+
+def finite_number(answer) -> float | None:
+    """উত্তর সসীম সংখ্যা হলে float, নইলে None — inf/NaN, লেখা, ফাঁকা সবই None (সব পাঠের সংখ্যা-উত্তর)।"""
+    value = as_number(answer)
+    return value if value is not None and math.isfinite(value) else None
+
+
+def number_answer(answer, need: str = "উত্তর একটি সংখ্যা হওয়া চাই (a number)") -> tuple[float | None, Verdict | None]:
+    """একটি সংখ্যার উত্তর (সব পাঠ): (সসীম সংখ্যা, None), বা (None, Verdict) — ফাঁকা হলে মনে-করানো, সংখ্যা না হলে
+    "{need}; পেয়েছি ...।"। check তখন Verdict-টাই ফেরত দেয়।"""
+    if is_blank(answer):
+        return None, blank_verdict()
+    value = finite_number(answer)
+    if value is None:
+        return None, say(False, f"{need}; পেয়েছি {answer!r}।")
+    return value, None
+
+
+def dict_answer(answer, keys: tuple, numbers: bool = True,
+                need: str | None = None) -> tuple[dict | None, Verdict | None]:
+    """{key: ...} আকারের উত্তর (সব পাঠ): (dict, None), বা (None, ফাঁকা/ভুলের Verdict)।
+
+    key-গুলো ঠিক keys হওয়া চাই (ক্রম বার্তার জন্য); কোনো ঘর ফাঁকা হলে মনে করায়। numbers=True হলে প্রতিটি ঘর সসীম
+    সংখ্যায় বদলায়; না পারলে need দেওয়া থাকলে "{need}; পেয়েছি <পুরো উত্তর>।", নইলে প্রথম ভুল ঘরের নাম ধরে বলে।
+    """
+    if is_blank(answer):
+        return None, blank_verdict()
+    if not isinstance(answer, dict) or set(answer) != set(keys):
+        shape = ", ".join(f"{k!r}: ..." for k in keys)
+        return None, say(False, f"{{{shape}}} আকারের dict চাই; পেয়েছি {answer!r}।")
+    if any(is_blank(v) for v in answer.values()):
+        return None, blank_verdict()
+    if not numbers:
+        return {k: answer[k] for k in keys}, None
+    values = {k: finite_number(answer[k]) for k in keys}
+    bad = [k for k, v in values.items() if v is None]
+    if bad and need:
+        return None, say(False, f"{need}; পেয়েছি {answer!r}।")
+    if bad:
+        return None, say(False, f"{bad[0]!r}-এর উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer[bad[0]]!r}।")
+    return values, None
+
+
+def check_fields(values: dict, truth: dict, hints: dict, right: str, rel_tol: float | dict = 0.0) -> Verdict:
+    """dict-উত্তর ঘর ধরে মেলানো (সব পাঠ): hints-এর প্রতিটি key-তে values আর truth মেলে কি না; যেগুলো মেলেনি,
+    "মেলেনি:"-এর নিচে তাদের hint (hints-এর ক্রমে), সব মিললে right।
+
+    rel_tol: সব key-র জন্য একটি আপেক্ষিক সহনশীলতা, বা key ধরে dict (যে key নেই সে হুবহু মেলে)।
+    """
+    def same(key) -> bool:
+        tol = rel_tol.get(key, 0.0) if isinstance(rel_tol, dict) else rel_tol
+        return values[key] == truth[key] or bool(tol and math.isclose(values[key], truth[key], rel_tol=tol))
+
+    wrong = [hint for key, hint in hints.items() if not same(key)]
+    if wrong:
+        return say(False, "\n   ".join(["মেলেনি:"] + wrong))
+    return say(True, right)
 
 
 def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: float = 0.0) -> Verdict:

@@ -5,10 +5,10 @@ import math
 from collections.abc import Callable
 
 from .. import formats
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, say
 
 __all__ = ["check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
-           "check_zeroed_fraction", "check_flushed_fraction", "check_scaled_clip_step"]
+           "check_zeroed_fraction", "check_scaled_clip_step"]
 
 def _overflow_flags(sequence) -> list[bool]:
     """'..x.xx' (বিন্দু = ঠিকঠাক ধাপ, x = overflow) বা bool-এর list → bool-এর list।"""
@@ -34,7 +34,8 @@ def check_min_normal_scale(grad: float, answer) -> Verdict:
     hint = (f"FP16-এর সবচেয়ে ছোট normal 2^{f.emin} ≈ {f.min_normal:.3g}; {g:g} × S তার সমান বা বড় হওয়া চাই, আর S একটি "
             "২-এর ঘাত। S-কে একবার করে দ্বিগুণ করলে গুণফলও দ্বিগুণ হয়: কোন ঘাতে সে প্রথম সীমা পেরোয়, আর তার ঠিক আগেরটিতে "
             "কেন পেরোয় না — দুটোই যাচাই করো।")
-    a = _positive_finite(answer)
+    a = finite_number(answer)
+    a = a if a is not None and a > 0 else None           # ধনাত্মক সসীম সংখ্যা, নইলে None
     if a is not None and not math.log2(a).is_integer():
         return say(False, f"{answer!r} 2-এর ঘাত নয় (not a power of two)। loss scale সবসময় 2-এর ঘাত নেওয়া হয়, "
                           "কারণ তাতে গুণ-ভাগ নির্ভুল (শুধু exponent বদলায়)। " + hint)
@@ -43,17 +44,6 @@ def check_min_normal_scale(grad: float, answer) -> Verdict:
     elif a is not None and a > 2.0 ** k:
         hint = "এই S-এ গুণফল normal পরিসরে ঢোকে, কিন্তু আরও ছোট একটি ২-এর ঘাতেও ঢোকে। " + hint
     return check_number(answer, 2.0 ** k, f"{g:g}-কে FP16-এর normal পরিসরে আনার সবচেয়ে ছোট scale", hint)
-
-
-def _positive_finite(answer) -> float | None:
-    """উত্তর ধনাত্মক সসীম সংখ্যা হলে float, নইলে (ফাঁকা, লেখা, inf, বিশাল পূর্ণসংখ্যা) None।"""
-    if is_blank(answer):
-        return None
-    try:
-        a = float(answer)
-    except (TypeError, ValueError, OverflowError):   # OverflowError: 2**2000-এর মতো বিশাল পূর্ণসংখ্যা
-        return None
-    return a if a > 0 and math.isfinite(a) else None
 
 
 def check_pytorch_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, growth_interval: int = 2000) -> Verdict:
@@ -98,11 +88,9 @@ def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0)
     f = formats.get_format(fmt)
     hint = (f"পাঠ ০১-এর ৫.৩ আবার দেখো: {f.label}-এ কোন মাপের নিচে একটি মান round হয়ে ঠিক ০ হয় — আর ঠিক সীমায় "
             "টাই হলে কোন দিকে যায়? আগে থেকেই শূন্য মানগুলো গোনা নয়। উত্তর একটি ভগ্নাংশ (0 থেকে 1)।")
-    return check_number(answer, r.fraction("flushed_to_zero"), f"{f.label}-এ (scale {scale:g}) শূন্যে মুছে যাওয়া অংশ",
+    return check_number(answer, r.fraction("underflow_to_zero"), f"{f.label}-এ (scale {scale:g}) শূন্যে মুছে যাওয়া অংশ",
                         hint, rel_tol=1e-9)
 
-
-check_flushed_fraction = check_zeroed_fraction   # পুরোনো নাম (আগের নোটবুক/test-এর জন্য)
 
 
 def _clip_setup(init_scale: float = 2.0 ** 10):

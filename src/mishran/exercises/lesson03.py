@@ -1,7 +1,7 @@
 """পাঠ ০৩ (AMP-এর training loop) অনুশীলনীর যাচাই: ধাপের ক্রম, autocast-এর dtype, নতুন torch.amp API।"""
 from __future__ import annotations
 
-from .core import Verdict, blank_verdict, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, dict_answer, is_blank, say
 
 __all__ = [
     "MEMORY_BUDGET",
@@ -372,25 +372,16 @@ def _max_micro_batches(budget: dict) -> dict:
 
 def check_max_micro_batch(answer, budget: dict | None = None) -> Verdict:
     """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): AdamW-এ FP32 আর autocast-এ সবচেয়ে বড় কোন ছোট ব্যাচ ধরে।"""
-    if is_blank(answer):
-        return blank_verdict()
-    budget = budget or MEMORY_BUDGET
-    if not isinstance(answer, dict) or set(answer) != {"fp32", "amp"}:
-        return say(False, f"{{'fp32': ..., 'amp': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
-    if any(is_blank(v) for v in answer.values()):
-        return blank_verdict()
-    truth = _max_micro_batches(budget)
-    wrong = []
-    if answer["fp32"] != truth["fp32"]:
-        wrong.append("fp32: AdamW-এ প্রতিটি ওজনের জন্য কয়টি FP32 সংখ্যা থাকে — ওজন, gradient, আর Adam-এর দুটি গড়? "
-                     "বাকি জায়গা activation-এর; ছোট ব্যাচ পূর্ণসংখ্যা, নিচের দিকে নাও।")
-    if answer["amp"] != truth["amp"]:
-        wrong.append("amp: autocast মডেল বদলায় না — ওজন, gradient আর Adam-এর অবস্থা কোন dtype-এ থাকে? তার ওপর "
-                     "forward থেকে backward পর্যন্ত ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?")
-    if wrong:
-        return say(False, "\n   ".join(["মেলেনি:"] + wrong))
-    return say(True, "model state দুই ক্ষেত্রেই প্রতি ওজনে ১৬ বাইট; autocast বাঁচায় activation-এ, আর তাতেই বড় "
-                      "ছোট ব্যাচ ধরে।")
+    values, early = dict_answer(answer, ("fp32", "amp"), numbers=False)
+    if early is not None:
+        return early
+    truth = _max_micro_batches(budget or MEMORY_BUDGET)
+    hints = {"fp32": "fp32: AdamW-এ প্রতিটি ওজনের জন্য কয়টি FP32 সংখ্যা থাকে — ওজন, gradient, আর Adam-এর দুটি গড়? "
+                     "বাকি জায়গা activation-এর; ছোট ব্যাচ পূর্ণসংখ্যা, নিচের দিকে নাও।",
+             "amp": "amp: autocast মডেল বদলায় না — ওজন, gradient আর Adam-এর অবস্থা কোন dtype-এ থাকে? তার ওপর "
+                    "forward থেকে backward পর্যন্ত ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?"}
+    return check_fields(values, truth, hints, "model state দুই ক্ষেত্রেই প্রতি ওজনে ১৬ বাইট; autocast বাঁচায় "
+                                              "activation-এ, আর তাতেই বড় ছোট ব্যাচ ধরে।")
 
 
 OVERFLOW_FIXES = {
@@ -420,12 +411,9 @@ def _first_nonfinite_module(model, x, device_type: str) -> str | None:
 
 def check_overflow_diagnosis(answer, model, x, device="cpu") -> Verdict:
     """অনুশীলনী ০৩.৪: FP16-এ কোন module-এর ফলে প্রথম inf আসে, আর OVERFLOW_FIXES-এর কোনটা সত্যি সারায়।"""
-    if is_blank(answer):
-        return blank_verdict()
-    if not isinstance(answer, dict) or set(answer) != {"module", "fix"}:
-        return say(False, f"{{'module': ..., 'fix': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
-    if is_blank(answer["module"]) or is_blank(answer["fix"]):
-        return blank_verdict()
+    answer, early = dict_answer(answer, ("module", "fix"), numbers=False)
+    if early is not None:
+        return early
     import torch
 
     truth = _first_nonfinite_module(model, x, torch.device(device).type)

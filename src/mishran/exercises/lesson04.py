@@ -13,26 +13,10 @@ from contextlib import nullcontext
 
 import torch
 
-from .core import Verdict, as_number, blank_verdict, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, dict_answer, is_blank, number_answer, say
 
 __all__ = ["BUGGY_ACCUMULATION_LOOP", "NO_SYNC_LOOPS", "PARTIAL_STEP", "RANK_TOKENS", "check_accumulation_bug",
            "check_micro_and_k", "check_no_sync_placement", "check_partial_step_weight", "check_rank_mean_weights"]
-
-
-def _dict_answer(answer, keys: tuple) -> tuple[dict | None, Verdict | None]:
-    """{key: সংখ্যা} আকারের উত্তর: (সংখ্যার dict, None), বা (None, ফাঁকা/ভুলের Verdict)।"""
-    if is_blank(answer):
-        return None, blank_verdict()
-    if not isinstance(answer, dict) or set(answer) != set(keys):
-        shape = ", ".join(f"{k!r}: ..." for k in keys)
-        return None, say(False, f"{{{shape}}} আকারের dict চাই; পেয়েছি {answer!r}।")
-    if any(is_blank(v) for v in answer.values()):
-        return None, blank_verdict()
-    values = {k: as_number(answer[k]) for k in keys}
-    bad = [k for k, v in values.items() if v is None or not math.isfinite(v)]
-    if bad:
-        return None, say(False, f"{bad[0]!r}-এর উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer[bad[0]]!r}।")
-    return values, None
 
 
 # ---------------------------------------------------------------- ০৪.১: epoch-এর শেষে অসম্পূর্ণ ধাপ
@@ -52,12 +36,10 @@ def _example_weights(sizes, k: int) -> torch.Tensor:
 
 def check_partial_step_weight(answer, step: dict | None = None) -> Verdict:
     """অনুশীলনী ০৪.১: loss / k-এর লুপে অসম্পূর্ণ শেষ ধাপের সব উদাহরণের ভার মিলিয়ে কত (ঠিক নিয়মে ১)।"""
-    if is_blank(answer):
-        return blank_verdict()
+    value, early = number_answer(answer)
+    if early is not None:
+        return early
     q = step or PARTIAL_STEP
-    value = as_number(answer)
-    if value is None or not math.isfinite(value):
-        return say(False, f"উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer!r}।")
     total = _example_weights(q["sizes"], q["k"]).sum().item()
     if math.isclose(value, total, rel_tol=1e-3):
         return say(True, f"{len(q['sizes'])}টি ছোট ব্যাচ, প্রতিটির গড় পায় মোট 1/{q['k']} ভার, উদাহরণ যতই থাকুক: "
@@ -142,21 +124,17 @@ def _run_counted(loop: str, steps: int, accum: int) -> int:
 
 def check_no_sync_placement(answer, steps: int = 10, accum: int = 4) -> Verdict:
     """অনুশীলনী ০৪.২: NO_SYNC_LOOPS-এর A আর B লুপে steps × accum ছোট ধাপে কয়টি allreduce (এক bucket)।"""
-    values, early = _dict_answer(answer, tuple(NO_SYNC_LOOPS))
+    values, early = dict_answer(answer, tuple(NO_SYNC_LOOPS))
     if early is not None:
         return early
     truth = {key: _count_allreduces(loop, steps, accum) for key, loop in NO_SYNC_LOOPS.items()}
-    wrong = [key for key in NO_SYNC_LOOPS if values[key] != truth[key]]
-    if not wrong:
-        return say(True, "DDP ঠিক করে forward-এর সময়: no_sync()-এর ভেতরে forward হলে সেই backward-এর gradient জমে "
-                          "থাকে, বাইরে হলে backward যেখানেই হোক allreduce হয়। তাই A-র no_sync() কিছুই বাঁচায় না (ফল "
-                          "তবু ঠিক, শুধু ধীর), আর B ঠিক যেমন দরকার। forward আর backward দুটোই ভেতরে রাখাই নিরাপদ।")
-    hints = []
-    for key in wrong:
-        inside = "শুধু backward" if key == "A" else "শুধু forward"
-        hints.append(f"{key}: এখানে no_sync()-এর ভেতরে {inside}। DDP কখন ঠিক করে যে এই ছোট ধাপের backward-এর শেষে "
-                     "allreduce হবে — forward চালানোর সময়, না backward-এর সময়? no_sync()-এর নথির সতর্কবার্তাটা পড়ো।")
-    return say(False, "\n   ".join(["মেলেনি:"] + hints))
+    hints = {key: f"{key}: এখানে no_sync()-এর ভেতরে {'শুধু backward' if key == 'A' else 'শুধু forward'}। DDP কখন "
+                  "ঠিক করে যে এই ছোট ধাপের backward-এর শেষে allreduce হবে — forward চালানোর সময়, না backward-এর "
+                  "সময়? no_sync()-এর নথির সতর্কবার্তাটা পড়ো।" for key in NO_SYNC_LOOPS}
+    return check_fields(values, truth, hints,
+                        "DDP ঠিক করে forward-এর সময়: no_sync()-এর ভেতরে forward হলে সেই backward-এর gradient জমে "
+                        "থাকে, বাইরে হলে backward যেখানেই হোক allreduce হয়। তাই A-র no_sync() কিছুই বাঁচায় না (ফল "
+                        "তবু ঠিক, শুধু ধীর), আর B ঠিক যেমন দরকার। forward আর backward দুটোই ভেতরে রাখাই নিরাপদ।")
 
 
 # ---------------------------------------------------------------- ০৪.৩: ভুল লাইন খোঁজা
@@ -212,12 +190,9 @@ def _best_micro_and_k(budget: float, fixed: float, per_example: float, target: i
 
 def check_micro_and_k(answer, budget: float, fixed: float, per_example: float, target: int, world: int) -> Verdict:
     """অনুশীলনী ০৪.৪ (মেমরির বাজেটে বাছাই): কার্যকর ব্যাচ target রেখে সবচেয়ে বড় কোন micro-batch আর কত k।"""
-    if is_blank(answer):
-        return blank_verdict()
-    if not isinstance(answer, dict) or set(answer) != {"micro", "k"}:
-        return say(False, f"{{'micro': ..., 'k': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
-    if any(is_blank(v) for v in answer.values()):
-        return blank_verdict()
+    answer, early = dict_answer(answer, ("micro", "k"), numbers=False)
+    if early is not None:
+        return early
     if target % world:
         raise ValueError(f"target {target} world {world} দিয়ে বিভাজ্য নয় (target must divide by world size)")
     truth = _best_micro_and_k(budget, fixed, per_example, target, world)
@@ -255,7 +230,7 @@ def _rank_mean_weights(tokens) -> torch.Tensor:
 def check_rank_mean_weights(answer, tokens=RANK_TOKENS) -> Verdict:
     """অনুশীলনী ০৪.৫: প্রতিটি process নিজের গড় নিলে process ০ আর ১-এর একটি token-এর ভার, ঠিক ভারের (1/মোট token)
     কত গুণ; উত্তর {"rank0": ..., "rank1": ...}।"""
-    values, early = _dict_answer(answer, ("rank0", "rank1"))
+    values, early = dict_answer(answer, ("rank0", "rank1"))
     if early is not None:
         return early
     weights = _rank_mean_weights(tuple(tokens)) * sum(tokens)        # ঠিক ভার 1/T-এর গুণ হিসেবে

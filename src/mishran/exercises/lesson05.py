@@ -12,7 +12,7 @@ import math
 import torch
 
 from .. import formats
-from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, check_number, dict_answer, is_blank, say
 
 __all__ = [
     "BOUNDARY_ONLY_LOOP",
@@ -195,25 +195,15 @@ def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
 def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int = 12) -> Verdict:
     """অনুশীলনী ০৫.৪: BOUNDARY_ONLY_LOOP-এ n_micro-টি ছোট ব্যাচের পরে কয়টি optimizer step, আর .grad-এ কয়টি ছোট
     ব্যাচের gradient; উত্তর {"steps": ..., "grads": ...}, সত্যটা একটি আসল engine চালিয়ে।"""
-    if is_blank(answer):
-        return blank_verdict()
-    if not isinstance(answer, dict) or set(answer) != {"steps", "grads"}:
-        return say(False, f"{{'steps': ..., 'grads': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
-    if any(is_blank(v) for v in answer.values()):
-        return blank_verdict()
-    values = {k: as_number(v) for k, v in answer.items()}
-    if any(v is None or not math.isfinite(v) for v in values.values()):
-        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি {answer!r}।")
+    values, early = dict_answer(answer, ("steps", "grads"), need="দুটোই সংখ্যা চাই (numbers)")
+    if early is not None:
+        return early
     truth = _run_boundary_only_loop(accumulation_steps, n_micro)
-    hints = []
-    if values["steps"] != truth["steps"]:
-        hints.append("steps: engine কোন ছোট ধাপে আছে, তা সে জানে কীভাবে — কোন ডাকে তার গোনা (micro_steps) বাড়ে? "
-                     "is_gradient_accumulation_boundary() সেই গোনা দেখেই উত্তর দেয়।")
-    if values["grads"] != truth["grads"]:
-        hints.append("grads: engine.backward() প্রতিবার .grad-এ যোগ করে; gradient মোছা হয় কোথায়, আর এই লুপে সেই "
-                     "জায়গায় কখনো পৌঁছানো যায় কি?")
-    if hints:
-        return say(False, "\n   ".join(["মেলেনি:"] + hints))
-    return say(True, "engine নিজের ছোট ধাপ গোনে engine.step()-এর ভেতরে; সীমানার আগে step() না ডাকলে গোনা বাড়ে না, "
-                     "সীমানাও আসে না — optimizer-এর ধাপ হয় না, আর gradient মোছে না বলে জমতেই থাকে। accumulation ১ "
-                     "হলে লুপটা ঠিক চলত বলে ভুলটা চোখে পড়ে শুধু k > ১-এ। তাই প্রতিটি ছোট ব্যাচে engine.step()।")
+    hints = {"steps": "steps: engine কোন ছোট ধাপে আছে, তা সে জানে কীভাবে — কোন ডাকে তার গোনা (micro_steps) বাড়ে? "
+                      "is_gradient_accumulation_boundary() সেই গোনা দেখেই উত্তর দেয়।",
+             "grads": "grads: engine.backward() প্রতিবার .grad-এ যোগ করে; gradient মোছা হয় কোথায়, আর এই লুপে সেই "
+                      "জায়গায় কখনো পৌঁছানো যায় কি?"}
+    return check_fields(values, truth, hints,
+                        "engine নিজের ছোট ধাপ গোনে engine.step()-এর ভেতরে; সীমানার আগে step() না ডাকলে গোনা বাড়ে না, "
+                        "সীমানাও আসে না — optimizer-এর ধাপ হয় না, আর gradient মোছে না বলে জমতেই থাকে। accumulation ১ "
+                        "হলে লুপটা ঠিক চলত বলে ভুলটা চোখে পড়ে শুধু k > ১-এ। তাই প্রতিটি ছোট ব্যাচে engine.step()।")

@@ -5,9 +5,7 @@
 """
 from __future__ import annotations
 
-import math
-
-from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, check_number, dict_answer, is_blank, say
 
 __all__ = [
     "ACTIVATION_CHOICES",
@@ -47,36 +45,32 @@ def _zero2_truth(num_params: float, budget_gb: float) -> dict:
     return {"gpus": high, "floor_gb": floor}
 
 
+def _gpus_hint(gpus: float, q: dict) -> str:
+    """০৬.১-এর gpus ভুল হলে কোন ইঙ্গিত: প্রবন্ধের হিসাবের (2Ψ + 14Ψ/N) উত্তর দিলে বাদ-পড়া খাতের কথা।"""
+    psi = float(q["num_params"])
+    room = q["budget_gb"] * 1e9 - 2 * psi
+    if room > 0 and gpus == -(-14 * psi // room):
+        return ("gpus: প্রবন্ধের হিসাব (2Ψ + 14Ψ/N) নিলে এমনই আসে; DeepSpeed আরও একটি খাত GPU-গুলোয় ভাগ করে রাখে, "
+                "যা অংশ ১-এর খাতায় মেপেছ — optimizer-এর ধাপের আগে gradient-এর কোন কপি?")
+    return ("gpus: প্রতিটি GPU-তে পুরোটা থাকে কোন খাত, আর কোনগুলো N ভাগ হয়? পুরোটা যা থাকে, তা বাজেট থেকে আগে বাদ "
+            "দাও; বাকিটা দিয়ে ভাগ-হওয়া অংশ ধরাতে N কত লাগে? GPU পূর্ণসংখ্যা।")
+
+
 def check_zero2_gpus_for_budget(answer, question: dict | None = None) -> Verdict:
     """অনুশীলনী ০৬.১ (বাজেটে বাছাই): DeepSpeed BF16 + ZeRO-2-এ model state প্রতি GPU-তে budget_gb-এ ধরাতে অন্তত কয়টি
     GPU (কোনো সংখ্যাতেই না ধরলে 0), আর GPU যত খুশি বাড়ালেও প্রতি GPU-র model state কত GB-র নিচে নামে না;
     উত্তর {"gpus": ..., "floor_gb": ...}।"""
     q = question or ZERO2_BUDGET
-    if is_blank(answer):
-        return blank_verdict()
-    if not isinstance(answer, dict) or set(answer) != {"gpus", "floor_gb"}:
-        return say(False, f"{{'gpus': ..., 'floor_gb': ...}} আকারের dict চাই; পেয়েছি {answer!r}।")
-    if any(is_blank(v) for v in answer.values()):
-        return blank_verdict()
-    gpus, floor = as_number(answer["gpus"]), as_number(answer["floor_gb"])
-    if gpus is None or floor is None:
-        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি {answer!r}।")
+    values, early = dict_answer(answer, ("gpus", "floor_gb"), need="দুটোই সংখ্যা চাই (numbers)")
+    if early is not None:
+        return early
     truth = _zero2_truth(q["num_params"], q["budget_gb"])
-    psi = float(q["num_params"])
-    hints = []
-    if gpus != truth["gpus"]:
-        paper = -(-14 * psi // (q["budget_gb"] * 1e9 - 2 * psi))
-        hints.append("gpus: প্রবন্ধের হিসাব (2Ψ + 14Ψ/N) নিলে এমনই আসে; DeepSpeed আরও একটি খাত GPU-গুলোয় ভাগ করে রাখে, "
-                     "যা অংশ ১-এর খাতায় মেপেছ — optimizer-এর ধাপের আগে gradient-এর কোন কপি?" if gpus == paper else
-                     "gpus: প্রতিটি GPU-তে পুরোটা থাকে কোন খাত, আর কোনগুলো N ভাগ হয়? পুরোটা যা থাকে, তা বাজেট থেকে আগে বাদ "
-                     "দাও; বাকিটা দিয়ে ভাগ-হওয়া অংশ ধরাতে N কত লাগে? GPU পূর্ণসংখ্যা।")
-    if not math.isclose(floor, truth["floor_gb"], rel_tol=0.02):
-        hints.append("floor_gb: N অনেক বড় হলে ভাগ-হওয়া অংশ শূন্যের দিকে যায়; কোন অংশ কখনো ভাগ হয় না?")
-    if hints:
-        return say(False, "\n   ".join(["মেলেনি:"] + hints))
-    return say(True, "ZeRO-2 ভাগ করে gradient আর optimizer-এর সব কিছু, কিন্তু ১৬-বিট ওজন প্রতিটি GPU-তে পুরোটা থাকে: "
-                     "সেটাই মেঝে। বাজেট মেঝের কাছে হলে GPU বাড়িয়ে লাভ দ্রুত কমে; মেঝের নিচে বাজেট মানে ZeRO-3, যা "
-                     "ওজনও ভাগ করে।")
+    hints = {"gpus": _gpus_hint(values["gpus"], q),
+             "floor_gb": "floor_gb: N অনেক বড় হলে ভাগ-হওয়া অংশ শূন্যের দিকে যায়; কোন অংশ কখনো ভাগ হয় না?"}
+    return check_fields(values, truth, hints, rel_tol={"floor_gb": 0.02},
+                        right="ZeRO-2 ভাগ করে gradient আর optimizer-এর সব কিছু, কিন্তু ১৬-বিট ওজন প্রতিটি GPU-তে পুরোটা থাকে: "
+                        "সেটাই মেঝে। বাজেট মেঝের কাছে হলে GPU বাড়িয়ে লাভ দ্রুত কমে; মেঝের নিচে বাজেট মানে ZeRO-3, যা "
+                        "ওজনও ভাগ করে।")
 
 
 ACTIVATION_CHOICES = {

@@ -12,7 +12,7 @@ import math
 import torch
 
 from .. import fp8
-from .core import Verdict, as_number, blank_verdict, check_number, is_blank, say
+from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, number_answer, say
 
 __all__ = [
     "BUGGY_FP8_MATMUL",
@@ -54,12 +54,6 @@ FP8_PLAN = {"matmul_share": 0.6, "fp8_matmul_speedup": 1.6, "cast_overhead": 0.1
 সময়ের 10%-এর সমান।"""
 
 
-def _number(answer):
-    """সসীম সংখ্যা, নইলে None (core.as_number-এর ওপর: inf/NaN এখানে উত্তর হিসেবে চলে না)।"""
-    value = as_number(answer)
-    return value if value is not None and math.isfinite(value) else None
-
-
 def _step_flops(model_size: dict, batch: int, checkpoint: bool) -> int:
     """TinyGPT-এর এক ধাপে (forward + backward) যন্ত্র কত FLOP চালায়, FlopCounterMode দিয়ে গোনা (CPU-তে)।"""
     from torch.utils.flop_counter import FlopCounterMode
@@ -84,12 +78,10 @@ def _executed_over_model_flops(model_items: tuple, batch: int) -> float:
 def check_mfu_with_checkpointing(answer, question: dict | None = None) -> Verdict:
     """অনুশীলনী ০৭.১: checkpointing চালু করলে (যন্ত্র একই হারে FLOP করে, ধাপ লম্বা হয়) MFU কত; ভগ্নাংশ (0.3) বা
     শতাংশ (30) দুটোই চলে। সত্যটা FlopCounterMode-এ দুই রকম মডেলের এক ধাপ গুনে।"""
-    if is_blank(answer):
-        return blank_verdict()
+    value, early = number_answer(answer, "একটি সংখ্যা চাই (a number), যেমন 0.3 বা 30 (%)")
+    if early is not None:
+        return early
     q = question or MFU_QUESTION
-    value = _number(answer)
-    if value is None:
-        return say(False, f"একটি সংখ্যা চাই (a number), যেমন 0.3 বা 30 (%); পেয়েছি {answer!r}।")
     value = value / 100 if value > 1 else value
     ratio = _executed_over_model_flops(tuple(sorted(q["model"].items())), q["batch"])
     truth = q["mfu"] / ratio
@@ -125,7 +117,7 @@ def check_sharded_vocab(answer, question: dict | None = None) -> Verdict:
         return blank_verdict()
     q = question or VOCAB_QUESTION
     tokens, k, shards = q["tokens"], q["multiple"], q["shards"]
-    value = _number(answer)
+    value = finite_number(answer)
     if value is None or value != int(value):
         return say(False, f"একটি পূর্ণসংখ্যা চাই (an integer); পেয়েছি {answer!r}।")
     value = int(value)
@@ -153,7 +145,7 @@ def check_fp8_roundtrip(scale, restored) -> Verdict:
     fmt = FP8_EXAMPLE["format"]
     want_scale = fp8.compute_scale(fp8.amax(x), fmt).item()
     want_back = (fp8.quantize(x, fmt, want_scale)[0] / want_scale).item()
-    s, r = _number(scale), _number(restored)
+    s, r = finite_number(scale), finite_number(restored)
     if s is None or r is None:
         return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি scale={scale!r}, restored={restored!r}।")
     if not math.isclose(s, want_scale, rel_tol=1e-5):
