@@ -127,7 +127,7 @@ def test_html_colours_each_field_and_reports_errors():
     page = explorer_html("1e-8")
     for colour in ("#d62728", "#1f77b4", "#2ca02c"):
         assert colour in page
-    assert "শূন্য (zero)" in page                                 # FP16 flushes 1e-8 to zero
+    assert "শূন্য (zero)" in page                                 # FP16 rounds 1e-8 to zero (underflow)
     assert "subnormal" in explorer_html("3e-6")                     # and keeps 3e-6 only as a subnormal
     assert "not a number" in explorer_html("hello")
 
