@@ -32,7 +32,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from mishran.hardware import PEAK_SOURCE, PEAK_TFLOPS, default_device, device_report, peak_tflops
 from mishran.precision import autocast, grad_scaler
 from mishran.train import TrainConfig, amp_step, train
-from mishran.util import package_version, positive_int
+from mishran.util import as_bool, as_device, device_type, finite_float, package_version, positive_int
 
 __all__ = ["BenchSizes", "ReferenceTransformer", "PEAK_TFLOPS", "peak_tflops", "count_parameters", "count_flops",
            "MODES", "SPEED_MODES", "ALL_MODES", "FP8_LINEARS", "ModeSpec", "mode_spec", "parse_modes", "skip_reason",
@@ -73,7 +73,7 @@ _SPECS = {
 
 def mode_spec(mode: str) -> ModeSpec:
     """mode-এর নাম থেকে ModeSpec; অচেনা নামে বাংলা + English ভুলবার্তা।"""
-    if mode not in _SPECS:
+    if not isinstance(mode, str) or mode not in _SPECS:
         raise ValueError(f"অচেনা mode {mode!r} (unknown mode); চেনা: {', '.join(ALL_MODES)}")
     return _SPECS[mode]
 
@@ -88,6 +88,16 @@ class BenchSizes:
     vocab: int
     steps: int
     warmup: int
+
+    def __post_init__(self):
+        for name in ("layers", "d_model", "batch", "seq", "vocab", "steps"):
+            positive_int(getattr(self, name), name)
+        if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
+            raise ValueError(f"warmup হবে ০ বা তার বেশি পূর্ণসংখ্যা (warmup must be an integer >= 0); পেয়েছি "
+                             f"{self.warmup!r}")
+        if max(self.steps, self.warmup) > 100_000:      # এর বেশি step মাপতে দিন কেটে যায় (hang)
+            raise ValueError(f"steps/warmup অবাস্তব রকম বড় (too many steps; at most 100000); পেয়েছি {self.steps}, "
+                             f"{self.warmup}")
 
     @classmethod
     def for_device(cls, device: str) -> BenchSizes:
@@ -112,13 +122,33 @@ class ReferenceTransformer(nn.Module):
         self.head = nn.Linear(d_model, vocab)
 
     def forward(self, idx, targets=None):
+        # আকার আর dtype দেখা হয়, মান নয়: তাতে GPU-তে sync লাগত, মাপা সময়ও বদলাত
+        if not all(isinstance(t, torch.Tensor) and t.dtype == torch.long and t.dim() == 2 and t.shape == idx.shape
+                   for t in (idx, idx if targets is None else targets)):
+            raise ValueError("idx (আর targets) হবে একই (B, T) আকারের long tensor (idx and targets must be (B, T) "
+                             "tensors of token ids)")
         logits = self.head(self.encoder(self.embed(idx)))          # (B, T, vocab)
         loss = None if targets is None else F.cross_entropy(logits.flatten(0, 1), targets.flatten())
         return logits, loss
 
 
+def _sizes(sizes) -> BenchSizes:
+    if not isinstance(sizes, BenchSizes):
+        raise TypeError(f"sizes হবে একটি BenchSizes, যেমন BenchSizes.for_device('cpu') (sizes must be a BenchSizes); "
+                        f"পেয়েছি {sizes!r}")
+    return sizes
+
+
+def _checked(mode, sizes, device) -> ModeSpec:
+    """mode, sizes আর device একবারে যাচাই (build, time_mode, compare_loop-এর শুরুতে)।"""
+    spec, _ = mode_spec(mode), _sizes(sizes)
+    as_device(device)
+    return spec
+
+
 def count_parameters(sizes: BenchSizes) -> int:
     """reference মডেলের ওজনের সংখ্যা (meta device-এ বানিয়ে গোনা, তাই মেমরি লাগে না)।"""
+    _sizes(sizes)
     with torch.device("meta"):
         return sum(p.numel() for p in ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab).parameters())
 
@@ -129,6 +159,7 @@ def count_flops(sizes: BenchSizes) -> int:
     meta device-এ গোনা হয়: কোনো হিসাব বা মেমরি লাগে না, আর attention ভেঙে bmm হয় বলে তা-ও গোনা পড়ে
     (CPU-র fused attention kernel FlopCounterMode চেনে না)।
     """
+    _sizes(sizes)
     with torch.device("meta"):
         model = ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
         x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
@@ -152,15 +183,16 @@ def _fp32_matmul(mode: str):
 def sync(device) -> None:
     """GPU-কে পাঠানো সব কাজ শেষ হওয়া পর্যন্ত অপেক্ষা, CPU-তে কিছুই না (পাঠ ০৩, ০৭): GPU-তে কাজ পাঠিয়েই Python
     পরের লাইনে যায়, তাই ঘড়ি দেখার আগে-পরে এটা চাই। device: 'cpu', 'cuda', 'cuda:1' বা torch.device।"""
-    if torch.device(device).type == "cuda":
+    if device_type(device) == "cuda":
         torch.cuda.synchronize(device)
 
 
 def release(device) -> None:
     """আর না-লাগা মডেল আর optimizer-এর মেমরি ফেরত (আগে নিজের reference মুছে দাও): gc, আর GPU-তে allocator-এর
     cache খালি — একটির পর একটি মাপে আগেরটির মেমরি যেন পরেরটিতে না থাকে (পাঠ ০৬, ০৭)।"""
+    kind = device_type(device)
     gc.collect()
-    if torch.device(device).type == "cuda":
+    if kind == "cuda":
         torch.cuda.empty_cache()
 
 
@@ -190,7 +222,7 @@ def build(mode: str, sizes: BenchSizes, device: str):
     প্রতিটি mode-এ একই seed: ওজনের শুরু আর batch হুবহু এক, তাই loss-ও তুলনা করা যায়।
     ফেরত (model, forward, optimizer, x, y)।
     """
-    spec = mode_spec(mode)
+    spec = _checked(mode, sizes, device)
     torch.manual_seed(0)
     model = ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab).to(device)
     x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
@@ -209,13 +241,17 @@ def build(mode: str, sizes: BenchSizes, device: str):
 def repeat_step(model, optimizer, scaler, ctx, x, y, n: int, clip_norm: float | None = None) -> list:
     """একই (x, y)-এ n-টি training step, প্রতিটি mishran.train.amp_step; প্রতি step-এর loss (device tensor,
     host-এ আনা হয় না, তাই GPU থামে না) (পাঠ ০৩, ০৭)।"""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 100_000:
+        raise ValueError(f"n হবে 0 থেকে 100000-এর একটি পূর্ণসংখ্যা (n must be an integer in [0, 100000]); পেয়েছি {n!r}")
+    if clip_norm is not None:
+        clip_norm = finite_float(clip_norm, "clip_norm (or None)", positive=True)
     return [amp_step(model, optimizer, scaler, ctx, [(x, y)], clip_norm=clip_norm)[0] for _ in range(n)]
 
 
 def time_mode(mode: str, sizes: BenchSizes, device: str) -> dict:
     """একটি mode-এ গড় step-সময় (সেকেন্ড), প্রথম step-এর সময় (compile থাকলে তা-সহ), CUDA-তে peak memory
     (বাইট), আর প্রতি step-এর loss (warm-up সহ)।"""
-    spec = mode_spec(mode)
+    spec = _checked(mode, sizes, device)
     model, forward, optimizer, x, y = build(mode, sizes, device)
     scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
     with _fp32_matmul(mode):
@@ -250,7 +286,9 @@ def compare_loop(mode: str, sizes: BenchSizes, device: str, repeats: int = 3) ->
     করে। তাই overhead_percent = train()-এর loop নিজে কত খরচ করে। পালা করে `repeats` বার মেপে প্রত্যেকের সবচেয়ে
     কম সময় নেওয়া হয় (অন্য কাজের ধাক্কা বাদ দিতে)।
     """
-    spec = mode_spec(mode)
+    spec = _checked(mode, sizes, device)
+    if positive_int(repeats, "repeats") > 100:
+        raise ValueError(f"repeats অবাস্তব রকম বড় (too many repeats; at most 100); পেয়েছি {repeats}")
     model, forward, optimizer, x, y = build(mode, sizes, device)
     scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
     config = TrainConfig(precision=spec.precision, steps=sizes.steps, clip_norm=1.0, device=device)
@@ -287,9 +325,20 @@ def has_cxx_compiler() -> bool:
     return any(shutil.which(c) for c in ("g++", "c++", "clang++"))
 
 
+def _report(report, device: str = "cpu"):
+    """report (hardware.device_report-এর ফল) আর device ('cpu' বা 'cuda') যাচাই।"""
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device হবে 'cpu' বা 'cuda' (device must be 'cpu' or 'cuda'); পেয়েছি {device!r}")
+    if not all(hasattr(report, a) for a in ("capability", "tf32", "bf16", "fp8", "name", "device")):
+        raise TypeError(f"report হবে mishran.hardware.device_report(...)-এর ফল (report must be a DeviceReport); "
+                        f"পেয়েছি {report!r}")
+    return report
+
+
 def skip_reason(mode: str, device: str, report) -> str | None:
     """এই device-এ mode চলবে না কেন (বাংলায়), চললে None। ক্ষমতা জানা হয় mishran.hardware-এর রিপোর্ট থেকে।"""
-    spec, capability = mode_spec(mode), report.capability
+    spec, _ = mode_spec(mode), _report(report, device)
+    capability = report.capability
     sm = f"sm_{capability[0]}{capability[1]}" if capability else ""
     if mode == "tf32" and device == "cpu":
         return "TF32 শুধু NVIDIA GPU-র matmul mode (sm_80+); CPU-তে নেই"
@@ -324,7 +373,13 @@ def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, repo
 
     compile বা FP8-এর mode চালাতে গিয়ে ভুল হলে (যেমন পুরোনো driver) থামে না: সেটি কারণসহ 'skipped'-এ যায়।
     """
-    report = report or device_report(device)
+    _sizes(sizes)
+    as_device(device)
+    if isinstance(modes, (str, bytes)) or not isinstance(modes, (list, tuple)):
+        raise TypeError(f"modes হবে mode-এর নামের তালিকা, যেমন ('fp32', 'bf16') (modes must be a list of names); "
+                        f"পেয়েছি {modes!r}")
+    compare = as_bool(compare, "compare")
+    report = _report(device_report(device) if report is None else report)
     capability = report.capability
     peak_label, peaks = peak_tflops(report.name) if device == "cuda" else (None, {})
     flops = count_flops(sizes)
@@ -458,6 +513,9 @@ _GROUPS = {"all": ALL_MODES, "speed": SPEED_MODES, "precision": MODES}
 def parse_modes(text: str) -> list[str]:
     """'fp32,bf16' বা দলের নাম ('speed', 'precision', 'all') → mode-এর তালিকা, ক্রম রেখে, একটিও দুবার নয়
     (--modes এটাই পড়ে); অচেনা নামে ArgumentTypeError, বাংলা + English।"""
+    if not isinstance(text, str):
+        raise argparse.ArgumentTypeError(f"mode-এর নাম লেখায় দাও, যেমন 'fp32,bf16' (modes must be a str); পেয়েছি "
+                                         f"{text!r}")
     modes = []
     for m in (m.strip().lower() for m in text.split(",") if m.strip()):
         modes += [x for x in _GROUPS.get(m, [m]) if x not in modes]

@@ -105,6 +105,8 @@ def as_device(device, name: str = "device"):
 
 def package_version(name: str) -> str | None:
     """ইনস্টল করা প্যাকেজের সংস্করণ (যেমন '0.19.8'); ইনস্টল না থাকলে None (পাঠ ০০-এর device report, পাঠ ০৫)।"""
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"name হবে প্যাকেজের নাম, যেমন 'torch' (name must be a package name); পেয়েছি {name!r}")
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -132,6 +134,8 @@ def course_requirements(extra: str = "lab") -> tuple[str, list]:
     (PYTHONPATH=src) পাশের pyproject.toml থেকে।
     """
     from packaging.requirements import Requirement
+    if not isinstance(extra, str):
+        raise TypeError(f"extra হবে extra-র নাম, যেমন 'lab' (extra must be a str); পেয়েছি {extra!r}")
     try:
         version, texts = importlib.metadata.version("mishran"), importlib.metadata.requires("mishran") or []
     except importlib.metadata.PackageNotFoundError:
