@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import importlib.resources
 import json
+import numbers
 import os
 import platform
 import time
@@ -58,6 +59,7 @@ from mishran.precision import check as check_precision
 from mishran.precision import grad_scaler
 from mishran.precision import resolve as resolve_precision
 from mishran.train import TrainConfig, load_checkpoint, save_checkpoint, train
+from mishran.util import as_bool, as_seed, device_type, finite_float, positive_int
 
 # পাঠ ০৮ সব নাম এই এক দরজা দিয়ে পায়: নিজের (SIZES থেকে main) আর সংকলন ও মাপকাঠির নামগুলো
 __all__ = ["SIZES", "CapstoneConfig", "run", "recorded_h200", "main",
@@ -119,17 +121,50 @@ class CapstoneConfig:
     progress: bool = False
 
     def __post_init__(self):
-        if self.size not in SIZES:
+        if not isinstance(self.size, str) or self.size not in SIZES:
             raise ValueError(f"অচেনা মাপ {self.size!r} (unknown size); বেছে নাও: {', '.join(SIZES)}")
         self.precision = check_precision(self.precision, allow_auto=True)
-        if self.zero_stage is not None and self.zero_stage not in (0, 1, 2, 3):
-            raise ValueError(f"zero_stage হবে None (DeepSpeed ছাড়া) বা 0–3; পেয়েছি {self.zero_stage!r}")
+        if self.zero_stage is not None and (not _is_int(self.zero_stage) or self.zero_stage not in (0, 1, 2, 3)):
+            raise ValueError(f"zero_stage হবে None (DeepSpeed ছাড়া) বা 0–3 (zero_stage must be None or 0-3); পেয়েছি "
+                             f"{self.zero_stage!r}")
+        for name in ("checkpoint_path", "resume_from"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), (str, os.PathLike)):
+                raise TypeError(f"{name} হবে ফাইলের পথ বা None ({name} must be a path or None); পেয়েছি "
+                                f"{getattr(self, name)!r}")
         if self.resume_from and self.zero_stage is not None:
             raise ValueError("resume এখানে শুধু PyTorch loop-এ (zero_stage=None); DeepSpeed-এর checkpoint "
                              "engine.save_checkpoint দিয়ে (resume is implemented for zero_stage=None)")
+        self._check_numbers()
+        if not isinstance(self.prompt, str):
+            raise TypeError(f"prompt হবে লেখা (prompt must be a str); পেয়েছি {self.prompt!r}")
+        if self.device is not None:
+            device_type(self.device)
+        self.progress = as_bool(self.progress, "progress")
+
+    def _check_numbers(self):
+        """সংখ্যার সুইচগুলো: ধনাত্মক বা ০-সহ পূর্ণসংখ্যা, সসীম float, আর None-যোগ্যগুলো।"""
         for name in ("micro_batch", "accumulation_steps", "eval_every"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} হবে ধনাত্মক পূর্ণসংখ্যা; পেয়েছি {getattr(self, name)!r}")
+            positive_int(getattr(self, name), name)
+        for name in ("steps", "warmup", "sample_tokens", "save_at", "eval_chars", "top_k"):
+            value = getattr(self, name)
+            if value is None and name in ("save_at", "eval_chars", "top_k"):
+                continue
+            least = 1 if name in ("eval_chars", "top_k") else 0
+            if not _is_int(value) or not least <= value <= 2 ** 62:
+                raise ValueError(f"{name} হবে {least} বা তার বেশি পূর্ণসংখ্যা ({name} must be an integer >= {least}); "
+                                 f"পেয়েছি {value!r}")
+        self.lr = finite_float(self.lr, "lr", positive=True)
+        self.temperature = finite_float(self.temperature, "temperature", positive=True)
+        self.dropout = finite_float(self.dropout, "dropout", minimum=0)
+        if self.dropout >= 1:
+            raise ValueError(f"dropout হবে 0 থেকে 1-এর কম (dropout must be in [0, 1)); পেয়েছি {self.dropout!r}")
+        if self.clip_norm is not None:
+            self.clip_norm = finite_float(self.clip_norm, "clip_norm (or None)", positive=True)
+        self.seed = as_seed(-1 if self.seed is None else self.seed)       # None-ও নয়: একই seed-এ একই run
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _device_label(device: torch.device) -> str:
@@ -142,6 +177,11 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
 
     ফল একটি JSON-যোগ্য dict (launcher-এ শুধু rank 0-তে; বাকিরা None); return_model=True হলে (dict, মডেল)।
     """
+    if not isinstance(config, CapstoneConfig):
+        raise TypeError(f"config হবে একটি CapstoneConfig (config must be a CapstoneConfig); পেয়েছি {config!r}")
+    if data is not None and not isinstance(data, LiteratureData):
+        raise TypeError(f"data হবে LiteratureData বা None (data must be a LiteratureData or None); পেয়েছি {data!r}")
+    return_model = as_bool(return_model, "return_model")
     data = data or LiteratureData()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     use_ds = config.zero_stage is not None or world > 1

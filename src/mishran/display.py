@@ -10,6 +10,9 @@ import inspect
 import numbers
 import re
 import textwrap
+from collections.abc import Iterable
+
+from mishran.util import as_bool, positive_int
 
 __all__ = ["table_html", "show_table", "source_text", "source_html", "show_source", "Rich", "wrap_text",
            "print_wrapped"]
@@ -50,12 +53,31 @@ def _cell(value, tag: str, style: str, escape: bool) -> str:
     return f"<{tag} style='{style};text-align:{align}'>{text}</{tag}>"
 
 
+def _rows(rows, header, caption, escape) -> tuple:
+    """সারি (ঘরের তালিকার তালিকা), শিরোনাম (ঘরের তালিকা বা None), caption আর escape যাচাই করে; সারি আর শিরোনাম
+    list-এ আনে।"""
+    given = rows
+    rows = list(rows) if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes)) \
+        and getattr(rows, "ndim", 1) else None
+    if rows is None or any(isinstance(r, (str, bytes)) or not isinstance(r, Iterable) or not getattr(r, "ndim", 1)
+                           for r in rows):
+        raise TypeError(f"rows হবে সারির তালিকা, প্রতিটি সারি ঘরের তালিকা (rows must be a list of lists); পেয়েছি "
+                        f"{given!r}")
+    if header is not None and (isinstance(header, (str, bytes)) or not isinstance(header, Iterable)
+                               or not getattr(header, "ndim", 1)):
+        raise TypeError(f"header হবে ঘরের তালিকা বা None (header must be a list); পেয়েছি {header!r}")
+    escape = as_bool(escape, "escape")
+    if caption is not None and not isinstance(caption, str):
+        raise TypeError(f"caption হবে লেখা বা None (caption must be a str or None); পেয়েছি {caption!r}")
+    return [list(r) for r in rows], None if header is None else list(header)
+
+
 def table_html(rows, header=None, caption: str | None = None, escape: bool = True) -> str:
     """সারির তালিকা (প্রতিটি সারি ঘরের তালিকা) থেকে HTML সারণি; সংখ্যা ডানে, লেখা বাঁয়ে সাজানো।
 
     escape=False দিলে ঘরের লেখা HTML হিসেবে বসে (যেমন রং-করা বিট); তখন লেখা নিরাপদ কি না তোমার দায়িত্ব।
     """
-    rows = [list(r) for r in rows]
+    rows, header = _rows(rows, header, caption, escape)
     width = len(header) if header is not None else max((len(r) for r in rows), default=0)
     for i, r in enumerate(rows):
         if len(r) != width:
@@ -84,7 +106,7 @@ def show_table(rows, header=None, caption: str | None = None, escape: bool = Tru
     """সারণিটি notebook-এ দেখায় (HTML, ঘরে padding); কিছু ফেরত দেয় না।"""
     from IPython.display import display
 
-    rows = [list(r) for r in rows]
+    rows, header = _rows(rows, header, caption, escape)
     display(Rich(table_html(rows, header, caption, escape), _table_text(rows, header)))
 
 
@@ -95,7 +117,14 @@ def source_text(obj, start: str | None = None, end: str | None = None) -> str:
     (যেমন DeepSpeed) লম্বা function-এর একটি অংশের জন্য: start লেখা প্রথম লাইন থেকে তার পরের end লেখা লাইন পর্যন্ত;
     লাইব্রেরি বদলে লাইনটি না থাকলে বাংলা + English ভুলবার্তা, চুপচাপ অন্য কিছু দেখানো নয়।
     """
-    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    for marker, name in ((start, "start"), (end, "end")):
+        if marker is not None and not isinstance(marker, str):
+            raise TypeError(f"{name} হবে লেখা (str) বা None ({name} must be a str or None); পেয়েছি {marker!r}")
+    try:
+        code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    except (TypeError, OSError):
+        raise TypeError(f"source পাওয়া গেল না (no source code): obj হবে function, class, method বা module; পেয়েছি "
+                        f"{obj!r}") from None
     lines = code.splitlines()
     first = 0 if start is None else _line_with(lines, start, 0, obj)
     last = len(lines) - 1 if end is None else _line_with(lines, end, first + (start is not None), obj)
@@ -142,6 +171,9 @@ def wrap_text(text, width: int = 96, indent: str = "") -> str:
     """
     import textwrap
 
+    width = positive_int(width, "width")
+    if not isinstance(indent, str):
+        raise TypeError(f"indent হবে লেখা (str), যেমন '  ' (indent must be a str); পেয়েছি {indent!r}")
     lines = []
     for line in str(text).split("\n"):
         lead = line[:len(line) - len(line.lstrip())]

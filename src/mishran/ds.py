@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .ds_config import DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
-from .util import free_port, package_version
+from .util import as_bool, finite_float, free_port, package_version, tensor_pairs
 
 __all__ = ["setup_single_process", "initialize", "release", "current_engine", "engine_step", "loss_scale_of",
            "loss_scale_messages", "LossScaleRow", "LossScaleLog", "model_state_bytes"]
@@ -50,6 +50,9 @@ def setup_single_process(backend: str | None = None, cpu_shm_comm: bool = False)
     allreduce op প্রথমবার compile করে (এক মিনিটের বেশি); gloo নিজেই সব পারে, তাই cpu_shm_comm=False সেটি বন্ধ রাখে।
     ফেরত দেয়: {"backend", "env": {...}, "set_here": [যে variable-গুলো এখানে বসানো হলো]}।
     """
+    if backend is not None and backend not in ("gloo", "nccl", "mpi", "ccl", "hccl", "xccl"):
+        raise ValueError(f"অচেনা backend {backend!r} (unknown backend); CPU-তে 'gloo', GPU-তে 'nccl', বা None")
+    cpu_shm_comm = as_bool(cpu_shm_comm, "cpu_shm_comm")
     cpu_accelerator_if_no_gpu()
     import deepspeed
     import deepspeed.comm as dist
@@ -117,6 +120,8 @@ def release(engine=None) -> None:
     দুই engine-এর মেমরি জমে। ছাড়ার পরে পুরোনো engine আর চালানো যায় না।
     """
     global _ENGINE
+    if engine is not None:
+        _engine(engine)
     if engine is None:
         engine, _ENGINE = _ENGINE, None
     elif engine is _ENGINE:
@@ -133,6 +138,15 @@ def release(engine=None) -> None:
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
+
+
+def _engine(engine):
+    """engine দেখতে DeepSpeed engine কি না (মডেল বা অন্য কিছু দিলে পরিষ্কার বার্তা); engine-এর যা পড়া হয় তা দেখে,
+    ধরন দেখে নয়, তাই engine-এর মতো যেকোনো জিনিস চলে।"""
+    if not callable(getattr(engine, "fp16_enabled", None)) or not hasattr(engine, "optimizer"):
+        raise TypeError(f"engine হবে ds.initialize(...)-এর DeepSpeed engine (engine must be a DeepSpeedEngine); "
+                        f"পেয়েছি {engine!r}")
+    return engine
 
 
 def _remove_hooks(engine) -> None:
@@ -192,6 +206,13 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
     cpu_accelerator_if_no_gpu()
     import deepspeed
 
+    if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
+        raise TypeError(f"model হবে ওজনসহ একটি torch.nn.Module (model must be a torch.nn.Module with parameters); "
+                        f"পেয়েছি {model!r}")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer হবে torch.optim-এর একটি optimizer বা None (optimizer must be a torch optimizer); "
+                        f"পেয়েছি {optimizer!r}")
+    lr, replace_current = finite_float(lr, "lr", positive=True), as_bool(replace_current, "replace_current")
     if config is None:
         raise DeepSpeedConfigError("config ছাড়া DeepSpeed চলে না (a config is required): "
                                    "ds_config.config_for_device(micro_batch=...) দিয়ে বানাও।")
@@ -243,9 +264,9 @@ def engine_step(engine, micro_batches) -> torch.Tensor:
     micro-batch-এ ডাকতে হয় — সে শুধু সীমানায় gradient-এর গড় নেয়, optimizer step দেয় আর gradient মোছে।
     ফেরত: micro-batch-গুলোর loss-এর যোগফল (FP32, device-এ; host-এ আনা হয় না, তাই sync নেই)।
     """
-    device = engine.device
+    device = _engine(engine).device
     total = torch.zeros((), device=device)
-    for x, y in micro_batches:
+    for x, y in tensor_pairs(micro_batches):
         _, loss = engine(x.to(device, non_blocking=True), y.to(device, non_blocking=True))
         engine.backward(loss)
         engine.step()
@@ -262,7 +283,7 @@ def loss_scale_of(engine) -> float | None:
     দুটোরই `loss_scale` property → loss_scale_config.cur_scale। ZeRO 1/2 (DeepSpeedZeroOptimizer) ও 3:
     `loss_scale` property → loss_scaler.cur_scale।
     """
-    if not engine.fp16_enabled():
+    if not _engine(engine).fp16_enabled():
         return None
     opt = engine.optimizer
     scale = getattr(opt, "loss_scale", None)
@@ -350,7 +371,8 @@ class LossScaleLog:
     """
 
     def __init__(self, engine, capture_messages: bool = True):
-        self.engine = engine
+        capture_messages = as_bool(capture_messages, "capture_messages")
+        self.engine = _engine(engine)
         self.rows: list[LossScaleRow] = []
         self._scale = loss_scale_of(engine)
         self._global, _, self._skipped = _engine_counters(engine)
@@ -455,7 +477,7 @@ def model_state_bytes(engine) -> dict:
     আছে (backward-এর পরে আর step-এর আগে ডাকলে দেখা যায়; step-এর পরে শূন্য)। একই tensor দুবার গোনা হয় না
     (যেমন TinyGPT-এর বাঁধা embedding)।
     """
-    params = list(engine.module.parameters())
+    params = list(_engine(engine).module.parameters())
     basic = getattr(engine, "basic_optimizer", None) or engine.optimizer
     master = [p for g in basic.param_groups for p in g["params"]]
     param_ptrs = {p.data_ptr() for p in params}

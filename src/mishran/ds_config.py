@@ -27,7 +27,7 @@ from .util import device_type, finite_float, positive_int
 
 __all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "ACCUMULATION_STAGE0_WARNING", "FP32_SUMS",
            "DeepSpeedConfigError", "cpu_accelerator_if_no_gpu", "cpu_supports_fp16", "config_for_device",
-           "validate_config", "zero_model_state_bytes"]
+           "validate_config", "zero_model_state_bytes", "zero_estimates"]
 
 ZERO_STAGES = (0, 1, 2, 3)
 """DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
@@ -360,4 +360,36 @@ def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, par
              3: ("optimizer_states", "grads", "params")}[stage]
     out = {k: (v / n if k in shard else v) for k, v in parts.items()}
     out["total"] = sum(out.values())
+    return out
+
+
+def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0) -> dict:
+    """ZeRO stage 0–3-এ প্রতি GPU-র model state: প্রবন্ধের হিসাব আর DeepSpeed-এর নিজের estimator (পাঠ ০৬)।
+
+    প্রবন্ধ (Rajbhandari et al. 2020): 2Ψ + 2Ψ + 12Ψ, ভাগ হয় stage অনুযায়ী। DeepSpeed-এর
+    estimate_zero2_model_states_mem_needs (offload ছাড়া) 2Ψ + 18Ψ/N গোনে — gradient-এর একটি FP32 কপিও
+    (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)।
+    ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
+    """
+    num_params, num_gpus = positive_int(num_params, "num_params"), positive_int(num_gpus, "num_gpus")
+    if isinstance(largest_layer_params, bool) or not isinstance(largest_layer_params, int) \
+            or not 0 <= largest_layer_params <= num_params:
+        raise ValueError(f"largest_layer_params হবে 0 থেকে num_params (must be an integer in [0, num_params]); "
+                         f"পেয়েছি {largest_layer_params!r}")
+    cpu_accelerator_if_no_gpu()
+    from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
+    from deepspeed.runtime.zero.stage_1_and_2 import (
+        estimate_zero2_model_states_mem_needs,
+    )
+
+    out = {}
+    for stage in (0, 1, 2, 3):
+        paper = zero_model_state_bytes(num_params, stage, num_gpus)["total"]
+        out[stage] = {"paper": paper, "deepspeed": None}
+    _, gpu2 = estimate_zero2_model_states_mem_needs(num_params, num_gpus_per_node=num_gpus, cpu_offload=False)
+    out[2]["deepspeed"] = gpu2
+    _, gpu3, _ = estimate_zero3_model_states_mem_needs(num_params, largest_layer_params, num_gpus_per_node=num_gpus,
+                                                         cpu_offload=False, cpu_offload_params=False,
+                                                         zero_init=True)
+    out[3]["deepspeed"] = gpu3
     return out

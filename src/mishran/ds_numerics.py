@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from mishran.util import as_bool, as_seed, positive_int
+
 __all__ = ["accumulation_error", "accumulation_errors", "OneBlockLM", "fp64_reference", "compare_with_reference"]
 
 
@@ -28,6 +30,30 @@ def _relative_error(got, reference) -> float:
     diff = sum(float(((g.detach().double().reshape(-1) - r.reshape(-1)) ** 2).sum()) for g, r in pairs)
     norm = sum(float((r ** 2).sum()) for r in reference)
     return math.sqrt(diff / norm) if norm > 0 else math.sqrt(diff)
+
+
+def _engine(engine):
+    if not callable(getattr(engine, "gradient_accumulation_steps", None)):
+        raise TypeError(f"engine হবে ds.initialize(...)-এর DeepSpeed engine (engine must be a DeepSpeedEngine); "
+                        f"পেয়েছি {engine!r}")
+    return engine
+
+
+def _module(module):
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"model হবে একটি torch.nn.Module (model must be a torch.nn.Module); পেয়েছি {module!r}")
+    return module
+
+
+def _pairs(batches) -> list:
+    """(x, y) tensor-জোড়ার তালিকা, নইলে পরিষ্কার বার্তা।"""
+    if isinstance(batches, (str, bytes, dict, torch.Tensor)) or not hasattr(batches, "__iter__"):
+        raise TypeError(f"ব্যাচগুলো হবে (x, y)-এর তালিকা (batches must be a list of (x, y) pairs); পেয়েছি {batches!r}")
+    pairs = list(batches)
+    if not all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(t, torch.Tensor) for t in p)
+               for p in pairs):
+        raise TypeError("প্রতিটি ব্যাচ হবে (x, y) দুটি tensor (each batch must be a pair of tensors)")
+    return pairs
 
 
 def accumulation_error(engine, micro_batches) -> dict:
@@ -43,8 +69,8 @@ def accumulation_error(engine, micro_batches) -> dict:
     """
     from deepspeed.utils import safe_get_full_grad
 
-    micro_batches = list(micro_batches)
-    k = engine.gradient_accumulation_steps()
+    micro_batches = _pairs(micro_batches)
+    k = _engine(engine).gradient_accumulation_steps()
     if len(micro_batches) != k:
         raise ValueError(f"micro-batch {len(micro_batches)}টি, কিন্তু engine-এর gradient_accumulation_steps {k} "
                          "(one optimizer step needs exactly gradient_accumulation_steps micro-batches)।")
@@ -81,7 +107,11 @@ def accumulation_errors(engine, micro_batches, ks) -> dict:
     জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
     (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
     """
-    micro_batches = list(micro_batches)
+    micro_batches, engine = _pairs(micro_batches), _engine(engine)
+    if isinstance(ks, (str, bytes, torch.Tensor)) or not hasattr(ks, "__iter__") or not all(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
+        raise TypeError(f"ks হবে ধনাত্মক পূর্ণসংখ্যার তালিকা, যেমন [64, 16, 4] (ks must be positive integers); "
+                        f"পেয়েছি {ks!r}")
     out = {}
     for k in sorted(set(ks), reverse=True):
         if len(micro_batches) < k or engine.micro_steps % k:
@@ -103,6 +133,10 @@ class OneBlockLM(nn.Module):
     """
 
     def __init__(self, vocab_size: int, n_embd: int = 64, seed: int = 0, upcast: bool = False):
+        for value, name in ((vocab_size, "vocab_size"), (n_embd, "n_embd")):
+            if positive_int(value, name) > 2 ** 16:          # ছোট মডেল: বড় মাপে শুধু মেমরি ফুরোয়
+                raise ValueError(f"{name} অবাস্তব রকম বড় ({name} is too large; at most 65536); পেয়েছি {value}")
+        seed, upcast = as_seed(-1 if seed is None else seed), as_bool(upcast, "upcast")
         super().__init__()
         self.emb = nn.Embedding(vocab_size, n_embd)
         self.ln = nn.LayerNorm(n_embd)
@@ -119,6 +153,11 @@ class OneBlockLM(nn.Module):
 
     def forward(self, idx, targets):
         """(B, T) অক্ষর → (logits (B, T, V), গড় cross-entropy)।"""
+        # আকার আর dtype দেখা হয়, মান নয়: তাতে GPU-তে sync লাগত
+        if not all(isinstance(t, torch.Tensor) and t.dtype == torch.long and t.dim() == 2 for t in (idx, targets)) \
+                or idx.shape != targets.shape:
+            raise ValueError("idx আর targets হবে একই (B, T) আকারের long tensor (idx and targets must be (B, T) "
+                             "tensors of token ids)")
         x = self.emb(idx)
         if self.upcast:
             normed = F.layer_norm(x.float(), x.shape[-1:], self.ln.weight.float(), self.ln.bias.float())
@@ -138,6 +177,9 @@ class OneBlockLM(nn.Module):
 
 def fp64_reference(model: nn.Module, batches) -> dict:
     """model-এর একটি FP64 কপিতে (একই ওজন, model বদলায় না): প্রতিটি ব্যাচের loss, আর প্রথম ব্যাচের gradient (পাঠ ০৫)।"""
+    batches, model = _pairs(batches), _module(model)
+    if not batches:
+        raise ValueError("অন্তত একটি (x, y) ব্যাচ দাও (at least one batch is needed)")
     ref = copy.deepcopy(model).double()
     losses = []
     for i, (x, y) in enumerate(batches):
@@ -160,6 +202,12 @@ def compare_with_reference(forward, module: nn.Module, batches, reference: dict,
     ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
     gradients=False হলে None)}।
     """
+    batches, module = _pairs(batches), _module(module)
+    if not batches or not callable(forward) or not (backward is None or callable(backward)) or not callable(context) \
+            or not isinstance(reference, dict) or not {"losses", "grads"} <= set(reference):
+        raise TypeError("forward, context (আর backward থাকলে) function হবে, batches খালি নয়, reference হবে "
+                        "fp64_reference-এর dict (forward/context must be callable, reference from fp64_reference)")
+    gradients = as_bool(gradients, "gradients")
     errors, grad_error = [], None
     for i, (x, y) in enumerate(batches):
         first = i == 0

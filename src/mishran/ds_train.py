@@ -26,8 +26,9 @@ from mishran.data import CharDataset
 from mishran.literature import BatchStream
 from mishran.models import GPTConfig, TinyGPT
 from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import check as check_precision
 from mishran.precision import resolve as resolve_precision
-from mishran.util import package_version
+from mishran.util import as_bool, as_seed, finite_float, package_version
 
 __all__ = ["SIZES", "parse_args", "run", "main"]
 
@@ -67,6 +68,7 @@ def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None
     zero_stage=None হলে stage ঠিক করে ds_config.config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে
     FP32-এ); ফলাফলের "zero_stage" config-এর আসল stage।
     """
+    cpu = _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu)
     device, backend = _start(cpu)
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     on_gpu = device.type == "cuda"
@@ -109,6 +111,31 @@ def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None
         "config": config,
         "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
     }
+
+
+def _whole(value, name: str, least: int, none_ok: bool = True) -> None:
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 2 ** 20:
+        raise ValueError(f"{name} হবে {least} থেকে 2**20-এর একটি পূর্ণসংখ্যা{' বা None' if none_ok else ''} ({name} must be "
+                         f"an integer >= {least}); পেয়েছি {value!r}")
+
+
+def _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu) -> bool:
+    """run()-এর সুইচগুলো process group চালুর আগেই যাচাই: ভুলে বাংলা + English বার্তা, DeepSpeed-এর নয়।"""
+    if zero_stage is not None and (isinstance(zero_stage, bool) or not isinstance(zero_stage, int)
+                                   or zero_stage not in ds_config.ZERO_STAGES):
+        raise ValueError(f"zero_stage হবে None বা 0–3 (zero_stage must be None or 0-3); পেয়েছি {zero_stage!r}")
+    _whole(steps, "steps", 0, none_ok=False)
+    for value, name in ((global_batch, "global_batch"), (micro_batch, "micro_batch")):
+        _whole(value, name, 1)
+    _whole(warmup, "warmup", 0)
+    check_precision(precision, allow_auto=True)
+    if size is not None and (not isinstance(size, str) or size not in SIZES):
+        raise ValueError(f"অচেনা মাপ {size!r} (unknown size); বেছে নাও: {', '.join(SIZES)} বা None")
+    finite_float(lr, "lr", positive=True)
+    as_seed(-1 if seed is None else seed)
+    return as_bool(cpu, "cpu")
 
 
 def _start(cpu: bool) -> tuple[torch.device, str]:

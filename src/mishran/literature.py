@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import json
+import numbers
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from pathlib import Path
 import torch
 
 from mishran.data import CharDataset, CharTokenizer, data_file
+from mishran.util import as_seed, positive_int
 
 __all__ = ["LITERATURE_FILE", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
            "LiteratureData", "BatchStream"]
@@ -50,8 +53,15 @@ def provenance() -> dict:
 
 def load_pieces(path=None) -> list[Piece]:
     """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।"""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path হবে একটি ফাইলের পথ (a path: str or pathlib.Path), বা None; পেয়েছি {path!r}")
     source = literature_path() if path is None else Path(path)
-    text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
+    try:
+        text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{source} UTF-8 লেখা নয় (not UTF-8 text); সংকলন হবে UTF-8-এ লেখা .txt ফাইল") from None
+    except OSError as err:        # নেই, ফোল্ডার, অনুমতি নেই: একই শ্রেণি, বাংলা বার্তা
+        raise type(err)(f"সংকলন পড়া গেল না (cannot read {source}: {err.strerror or err}); পথটা দেখো") from None
     pieces, current, lines = [], None, []
     for line in text.split("\n"):
         m = _HEADER.match(line)
@@ -73,8 +83,13 @@ def split_by_work(pieces, every: int = 10, offset: int = 5):
 
     ফলে held-out-এ প্রায় সব বই থেকে কিছু আছে (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।
     """
-    if every < 2 or not 0 <= offset < every:
-        raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every হতে হবে; পেয়েছি every={every}, offset={offset}")
+    if not isinstance(pieces, (list, tuple)) or not all(isinstance(p, Piece) for p in pieces):
+        raise TypeError(f"pieces হবে Piece-এর তালিকা, যেমন load_pieces() (pieces must be a list of Piece); "
+                        f"পেয়েছি {type(pieces).__name__}")
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (every, offset)) \
+            or every < 2 or not 0 <= offset < every:
+        raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every, দুটোই পূর্ণসংখ্যা (integers with every >= 2, "
+                         f"0 <= offset < every); পেয়েছি every={every!r}, offset={offset!r}")
     train_set = [p for p in pieces if p.index % every != offset]
     held = [p for p in pieces if p.index % every == offset]
     if not held or not train_set:
@@ -119,9 +134,16 @@ class BatchStream:
 
     def __init__(self, data, micro_batch: int, accumulation_steps: int, block_size: int, world_size: int = 1,
                  rank: int = 0, seed: int = 0):
-        self.data, self.micro, self.accum, self.T = data, micro_batch, accumulation_steps, block_size
-        self.world, self.rank = world_size, rank
-        self.generator = torch.Generator().manual_seed(seed)
+        if not callable(getattr(data, "get_batch", None)):
+            raise TypeError(f"data হবে LiteratureData বা CharDataset (data must have get_batch); পেয়েছি {data!r}")
+        self.data, self.T = data, positive_int(block_size, "block_size")
+        self.micro, self.accum = positive_int(micro_batch, "micro_batch"), positive_int(accumulation_steps,
+                                                                                       "accumulation_steps")
+        self.world = positive_int(world_size, "world_size")
+        if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or not 0 <= rank < self.world:
+            raise ValueError(f"rank হবে 0 থেকে world_size − 1 (rank must be in [0, world_size)); পেয়েছি {rank!r}")
+        self.rank = int(rank)
+        self.generator = torch.Generator().manual_seed(as_seed(-1 if seed is None else seed))   # None-ও নয়
         self._queue = []
 
     @property

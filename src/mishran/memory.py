@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .bench import release, sync
+from .ds_config import zero_estimates  # noqa: F401  (lesson 06 imports it from here, beside the ledger)
 from .precision import autocast, check, grad_scaler
 from .train import amp_step
 from .util import finite_float, positive_int
@@ -54,6 +55,8 @@ MODEL_STATES = ("parameters", "gradients", "master_weights", "optimizer_state")
 
 def tensor_nbytes(t: torch.Tensor) -> int:
     """tensor-এর নিজের উপাদানগুলোর বাইট (numel × element_size)।"""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"t হবে একটি tensor (t must be a torch.Tensor); পেয়েছি {t!r}")
     return t.numel() * t.element_size()
 
 
@@ -71,6 +74,10 @@ def storage_bytes(tensors, exclude=()) -> tuple[int, set]:
 
     exclude: আগে গোনা storage-এর key-র set; সেগুলো বাদ। ফেরত দেয় (বাইট, এখানে গোনা key-র set)।
     """
+    if isinstance(tensors, (str, bytes, torch.Tensor)) or not hasattr(tensors, "__iter__") \
+            or isinstance(exclude, (str, bytes, torch.Tensor)) or not hasattr(exclude, "__iter__"):
+        raise TypeError("tensors হবে tensor-এর তালিকা, exclude storage-key-র set (tensors must be a list of tensors, "
+                        f"exclude a set); পেয়েছি {type(tensors).__name__}, {type(exclude).__name__}")
     seen, counted, total = set(exclude), set(), 0
     for t in tensors:
         if not _real(t):
@@ -109,6 +116,8 @@ class SavedTensorCounter:
     """
 
     def __init__(self, model: torch.nn.Module | None = None):
+        if model is not None and not isinstance(model, torch.nn.Module):
+            raise TypeError(f"model হবে torch.nn.Module বা None (model must be a torch.nn.Module); পেয়েছি {model!r}")
         params = list(model.parameters()) if model is not None else []
         self._param_keys = {_storage_key(p) for p in params if _real(p)}
         self._param_ids = {id(p) for p in params}
@@ -446,6 +455,9 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
     প্রথম step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
     """
     x, _ = _batch(model, batch)
+    if isinstance(zero_stage, bool) or not isinstance(zero_stage, int) or zero_stage not in (0, 1, 2):
+        raise ValueError(f"zero_stage হবে 0, 1 বা 2 (zero_stage must be 0, 1 or 2; torch-এর mode-এ তা মানা হয় না); "
+                         f"পেয়েছি {zero_stage!r}")
     lr, steps = finite_float(lr, "lr", positive=True), positive_int(steps, "steps")
     if isinstance(warmup, bool) or not isinstance(warmup, int) or not 0 <= warmup <= 1000 or steps > 1000:
         raise ValueError(f"warmup হবে 0 থেকে 1000, steps 1 থেকে 1000 (warmup must be 0..1000, steps 1..1000); পেয়েছি "
@@ -463,32 +475,3 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
             ds.release(run.engine)
         run = cap = None                          # gradient আর buffer-এর শেষ reference; তারপর মেমরি ফেরত
         release(device)
-
-
-def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0) -> dict:
-    """ZeRO stage 0–3-এ প্রতি GPU-র model state: প্রবন্ধের হিসাব আর DeepSpeed-এর নিজের estimator (পাঠ ০৬)।
-
-    প্রবন্ধ (Rajbhandari et al. 2020): 2Ψ + 2Ψ + 12Ψ, ভাগ হয় stage অনুযায়ী। DeepSpeed-এর
-    estimate_zero2_model_states_mem_needs (offload ছাড়া) 2Ψ + 18Ψ/N গোনে — gradient-এর একটি FP32 কপিও
-    (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)।
-    ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
-    """
-    from .ds_config import cpu_accelerator_if_no_gpu, zero_model_state_bytes
-
-    cpu_accelerator_if_no_gpu()
-    from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
-    from deepspeed.runtime.zero.stage_1_and_2 import (
-        estimate_zero2_model_states_mem_needs,
-    )
-
-    out = {}
-    for stage in (0, 1, 2, 3):
-        paper = zero_model_state_bytes(num_params, stage, num_gpus)["total"]
-        out[stage] = {"paper": paper, "deepspeed": None}
-    _, gpu2 = estimate_zero2_model_states_mem_needs(num_params, num_gpus_per_node=num_gpus, cpu_offload=False)
-    out[2]["deepspeed"] = gpu2
-    _, gpu3, _ = estimate_zero3_model_states_mem_needs(num_params, largest_layer_params, num_gpus_per_node=num_gpus,
-                                                         cpu_offload=False, cpu_offload_params=False,
-                                                         zero_init=True)
-    out[3]["deepspeed"] = gpu3
-    return out

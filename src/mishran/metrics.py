@@ -154,6 +154,8 @@ def flops_per_token(model: TinyGPT) -> int:
 
     N থেকে অবস্থানের embedding বাদ (ওটা matmul নয়); বাঁধা অক্ষর-embedding lm_head-এ matmul, তাই গোনা।
     """
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model হবে একটি TinyGPT (model must be a TinyGPT); পেয়েছি {model!r}")
     c = model.config
     n = model.num_parameters() - model.transformer.wpe.weight.numel()
     return 6 * n + 12 * c.n_layer * c.block_size * c.n_embd
@@ -184,6 +186,16 @@ def speed_figures(step_times, warmup: int, tokens_per_step: int, flops_per_token
     precision: run-এ যা একবার ঠিক হয়েছিল — peak সেই precision-এর (FP32-এর peak BF16-এর চেয়ে অনেক ছোট)।
     device_name: GPU-র নাম; CPU-তে None (peak জানা নেই, তাই MFU None)।
     """
+    if isinstance(step_times, (str, bytes)) or not hasattr(step_times, "__len__") or not getattr(step_times, "ndim", 1):
+        raise TypeError(f"step_times হবে সেকেন্ডের তালিকা (step_times must be a list of seconds); পেয়েছি {step_times!r}")
+    step_times = [finite_float(t, "step_times[i]", minimum=0) for t in step_times]
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup হবে ০ বা তার বেশি পূর্ণসংখ্যা (warmup must be an integer >= 0); পেয়েছি {warmup!r}")
+    tokens_per_step = positive_int(tokens_per_step, "tokens_per_step")
+    finite_float(flops_per_token, "flops_per_token", minimum=0)
+    check_precision(precision)
+    if device_name is not None and not isinstance(device_name, str):
+        raise TypeError(f"device_name হবে GPU-র নাম বা None (device_name must be a str or None); পেয়েছি {device_name!r}")
     timed = step_times[warmup:] if len(step_times) > warmup else step_times
     tokens_per_s = tokens_per_step * len(timed) / sum(timed) if timed and sum(timed) > 0 else None
     peak = peak_tflops_for(device_name, precision) if device_name else None

@@ -25,7 +25,7 @@ from mishran import bench
 from mishran.hardware import default_device, device_report
 from mishran.metrics import mfu  # MFU-র সূত্র একটাই; পাঠ ০৭ ডাকে speed.mfu(flops, step_s, peak)
 from mishran.precision import autocast, grad_scaler
-from mishran.util import as_device, package_version, positive_int
+from mishran.util import as_bool, as_device, finite_float, package_version, positive_int
 
 __all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "mfu", "fp8_matmul_share", "fp8_step_bound",
            "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes",
@@ -40,8 +40,16 @@ _MATMUL = re.compile(r"\b(aten::)?(mm|addmm|bmm|baddbmm|matmul|_scaled_mm|linear
 _OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)|adam|^aten::_foreach_|^aten::_fused_", re.I)
 
 
+def _sizes(sizes) -> None:
+    if not isinstance(sizes, bench.BenchSizes):
+        raise TypeError(f"sizes হবে একটি bench.BenchSizes (sizes must be a BenchSizes); পেয়েছি {sizes!r}")
+
+
 def categorize(name: str, in_optimizer: bool = False) -> str:
     """একটি op বা kernel-এর নাম থেকে তার ভাগ: matmul, attention, optimizer, other (elementwise, norm, cast …)।"""
+    if not isinstance(name, str):
+        raise TypeError(f"name হবে op-এর নাম (name must be a str); পেয়েছি {name!r}")
+    in_optimizer = as_bool(in_optimizer, "in_optimizer")
     if in_optimizer or _OPTIMIZER.search(name):
         return "optimizer"
     if _ATTENTION.search(name):
@@ -90,6 +98,9 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     "top": প্রথম ১২টি, "wall_s": এক step-এর ঘড়ির সময়}
     """
     spec = bench.mode_spec(mode)
+    _sizes(sizes)
+    if positive_int(steps, "steps") > 1000:
+        raise ValueError(f"steps অবাস্তব রকম বড় (too many steps; at most 1000); পেয়েছি {steps}")
     model, forward, optimizer, x, y = bench.build(mode, sizes, device)
     scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
     bench.repeat_step(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup, 1))    # warm-up (compile-ও)
@@ -127,6 +138,9 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
 
 def op_events(fn, *args, device: str = "cpu") -> list:
     """fn(*args) একবার চালিয়ে যে op/kernel সময় নিল তাদের তালিকা [(নাম, মাইক্রোসেকেন্ড)] (পাঠ ০৭: compile-এর fusion)।"""
+    if not callable(fn):
+        raise TypeError(f"fn হবে একটি function (fn must be callable); পেয়েছি {fn!r}")
+    as_device(device)
     activities = [torch.profiler.ProfilerActivity.CPU]
     if device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -148,6 +162,7 @@ def fp8_matmul_share(sizes: bench.BenchSizes) -> float:
     torchao শুধু bench.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।
     meta device-এ FlopCounterMode দিয়ে প্রতিটি module-এর FLOP গোনা, তাই মেমরি বা হিসাব লাগে না।
     """
+    _sizes(sizes)
     with torch.device("meta"):
         model = bench.ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
         x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
@@ -169,6 +184,8 @@ def fp8_step_bound(matmul_share: float, fp8_share: float, matmul_speedup: float 
     matmul_share: BF16 step-এর সময়ের কত ভাগ matmul (profile থেকে); fp8_share: তার কত ভাগ FP8-এ যায়;
     matmul_speedup: FP8-এর matmul BF16-এর কত গুণ দ্রুত (datasheet-এর peak-এ ২)। বাকি সময় একই থাকে।
     """
+    matmul_share, fp8_share, matmul_speedup = (finite_float(v, name) for v, name in (
+        (matmul_share, "matmul_share"), (fp8_share, "fp8_share"), (matmul_speedup, "matmul_speedup")))
     for value, what in ((matmul_share, "matmul_share"), (fp8_share, "fp8_share")):
         if not 0 <= value <= 1:
             raise ValueError(f"{what} হবে 0 থেকে 1-এর মধ্যে একটি ভাগ (a fraction); পেয়েছি {value}")
@@ -242,6 +259,12 @@ def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu
 
 def vocab_sweep(sizes: bench.BenchSizes, device: str, vocabs=(8192, 8191, 8256), mode: str = "bf16") -> list:
     """একই মডেল, শুধু vocab বদলে: ৬৪-এর গুণিতক বনাম এক কম/বেশি — এক step-এর সময় (পাঠ ০৭)।"""
+    _sizes(sizes)
+    if not isinstance(vocabs, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in vocabs):
+        raise TypeError(f"vocabs হবে পূর্ণসংখ্যার তালিকা, যেমন (8192, 8191) (vocabs must be a list of integers); "
+                        f"পেয়েছি {vocabs!r}")
+    bench.mode_spec(mode)
+    as_device(device)
     rows = []
     for v in vocabs:
         s = replace(sizes, vocab=v)
@@ -256,7 +279,7 @@ def reference_figures(lesson: str = "07") -> dict | None:
 
     এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।
     """
-    if lesson not in ("06", "07"):
+    if not isinstance(lesson, str) or lesson not in ("06", "07"):
         raise ValueError(f"রেকর্ড করা ফল আছে শুধু পাঠ '06' আর '07'-এর (recorded figures exist for '06', '07'); "
                          f"পেয়েছি {lesson!r}")
     path = resources.files("mishran") / "results" / f"h200_lesson{lesson}.json"

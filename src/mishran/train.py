@@ -26,7 +26,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .precision import autocast, check, grad_scaler
-from .util import as_bool, device_type, finite_float
+from .util import as_bool, as_device, device_type, finite_float, positive_int
 
 __all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
            "rng_state", "set_rng_state"]
@@ -178,6 +178,11 @@ class StepBookkeeper:
     """
 
     def __init__(self, model, scaler, device: torch.device, precision: str, start_step: int):
+        _check_parts(model, scaler=scaler, step=start_step)
+        if scaler is None:
+            raise TypeError("scaler দাও: grad_scaler(device, precision), fp16 ছাড়া সেটি বন্ধ থাকে (a GradScaler is "
+                            "required)")
+        device, precision = as_device(device), check(precision)
         self.model, self.scaler, self.device = model, scaler, device
         self.log = TrainLog(precision, start_step, scaler=scaler)
         self._one = torch.ones((), device=device)
@@ -190,12 +195,19 @@ class StepBookkeeper:
 
     def sync(self, micro: int, accum: int):
         """micro-step-এর context: DDP-তে শেষটি ছাড়া no_sync() (gradient জমে, allreduce হয় না)।"""
+        if _not_int(micro) or _not_int(accum) or not 0 <= micro < accum:
+            raise ValueError(f"micro হবে 0 থেকে accum − 1, দুটোই পূর্ণসংখ্যা (micro must be in [0, accum)); পেয়েছি "
+                             f"micro={micro!r}, accum={accum!r}")
         if micro == accum - 1 or not hasattr(self.model, "no_sync"):
             return contextlib.nullcontext()
         return self.model.no_sync()
 
     def end_step(self, step_loss: torch.Tensor, grad_norm: torch.Tensor | None) -> None:
         """optimizer step আর scaler.update()-এর পরে: loss, norm, সময় আর নতুন scale টুকে রাখে (host-এ আনে না)।"""
+        if not isinstance(step_loss, torch.Tensor) or step_loss.numel() != 1 or not (
+                grad_norm is None or isinstance(grad_norm, torch.Tensor) and grad_norm.numel() == 1):
+            raise TypeError("step_loss হবে এক সংখ্যার tensor, grad_norm-ও (বা None) — amp_step যা ফেরত দেয় (step_loss "
+                            f"and grad_norm must be one-element tensors); পেয়েছি {step_loss!r}, {grad_norm!r}")
         self.losses.append(step_loss)
         if grad_norm is not None:
             self.norms.append(grad_norm.detach())
@@ -205,7 +217,11 @@ class StepBookkeeper:
 
     def log_line(self, step: int) -> str:
         """শেষ log থেকে এ পর্যন্ত গড় সময়সহ এক লাইন; এখানেই (আর loop শেষে) সংখ্যা host-এ আসে।"""
+        if _not_int(step):
+            raise TypeError(f"step হবে পূর্ণসংখ্যা (step must be an integer); পেয়েছি {step!r}")
         done = len(self.losses)
+        if done == self._logged:
+            raise ValueError("শেষ log-এর পরে কোনো step শেষ হয়নি (no step since the last log line): আগে end_step()")
         ms = 1000 * _seconds(self.marks[self._logged], self.marks[done]) / (done - self._logged)
         self._logged = done
         line = f"step {step}: loss {self.losses[-1].item():.4f}, {ms:.1f} ms/step"
@@ -238,9 +254,18 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     ফেরত (loss, grad_norm): micro-batch-গুলোর গড় loss আর clipping-এর আগের norm (clip_norm না দিলে None) —
     দুটোই device-এ; host-এ আনা হয় না, তাই GPU থামে না।
     """
+    _check_step_args(model, optimizer, scaler, ctx, micro_batches, accumulation_steps, loss_fn, sync)
+    if accumulation_steps is not None:
+        accumulation_steps = positive_int(accumulation_steps, "accumulation_steps")
+    if clip_norm is not None:
+        clip_norm = finite_float(clip_norm, "clip_norm (or None)", positive=True)
     k = accumulation_steps if accumulation_steps is not None else len(micro_batches)
     losses = []
-    for i, (x, y) in enumerate(micro_batches):
+    for i, pair in enumerate(micro_batches):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(t, torch.Tensor) for t in pair):
+            raise TypeError(f"প্রতিটি micro-batch হবে (x, y) দুটি tensor (each micro-batch must be a pair of tensors); "
+                            f"পেয়েছি {pair!r}")
+        x, y = pair
         with sync(i, k) if sync is not None else contextlib.nullcontext():   # DDP: allreduce শুধু শেষটিতে
             with ctx:                                       # শুধু forward আর loss; backward বাইরে
                 loss = model(x, y)[1] if loss_fn is None else loss_fn(model(x), y)
@@ -258,6 +283,23 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     scaler.update()                                         # inf/NaN পেলে scale অর্ধেক, নইলে মাঝে মাঝে দ্বিগুণ
     optimizer.zero_grad(set_to_none=True)                   # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
     return sum(losses), grad_norm
+
+
+def _check_step_args(model, optimizer, scaler, ctx, micro_batches, accumulation_steps, loss_fn, sync) -> None:
+    """amp_step-এ যা দেওয়া হলো তা ঠিক জিনিস কি না (ভুল জিনিসে পরিষ্কার বার্তা, Python-এর নিজের নয়)।"""
+    _check_parts(model, optimizer, scaler)
+    wrong = [f"{name}={value!r} ({name} must be {what})" for name, value, what, ok in (
+        ("optimizer", optimizer, "a torch optimizer", optimizer is not None),
+        ("scaler", scaler, "a GradScaler", scaler is not None),
+        ("ctx", ctx, "a context manager, e.g. precision.autocast(...)", hasattr(ctx, "__enter__")),
+        ("micro_batches", micro_batches, "a list or generator of (x, y)",
+         hasattr(micro_batches, "__iter__") and not isinstance(micro_batches, (str, bytes, dict, torch.Tensor))),
+        ("loss_fn", loss_fn, "a function or None", loss_fn is None or callable(loss_fn)),
+        ("sync", sync, "a function or None", sync is None or callable(sync)),
+        ("accumulation_steps", accumulation_steps, "given for a generator of micro-batches",
+         accumulation_steps is not None or hasattr(micro_batches, "__len__"))) if not ok]
+    if wrong:
+        raise TypeError("ভুল ধরনের জিনিস দেওয়া হয়েছে: " + "; ".join(wrong))
 
 
 def _check_parts(model, optimizer=None, scaler=None, generator=None, step=0) -> None:
@@ -314,8 +356,15 @@ def _to_device(batch, device: torch.device) -> tuple:
 
 # ---------------------------------------------------------------- checkpoint (পাঠ ০৩)
 
+def _check_generator(generator) -> None:
+    if not isinstance(generator, (type(None), torch.Generator)):
+        raise TypeError(f"generator হবে torch.Generator বা None (generator must be a torch.Generator or None); পেয়েছি "
+                        f"{generator!r}")
+
+
 def rng_state(generator: torch.Generator | None = None) -> dict:
     """training-এ প্রভাব ফেলে এমন সব random অবস্থা: torch CPU, CUDA (থাকলে), batch-এর generator, numpy, random।"""
+    _check_generator(generator)
     np_state = np.random.get_state()
     return {
         "torch": torch.get_rng_state(),
@@ -329,6 +378,10 @@ def rng_state(generator: torch.Generator | None = None) -> dict:
 
 def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None:
     """rng_state()-এর উল্টো। checkpoint-এ generator থাকলে তাকেও দিতে হয়।"""
+    _check_generator(generator)
+    if not isinstance(state, dict) or not {"torch", "cuda", "generator", "numpy", "python"} <= set(state):
+        raise TypeError(f"state হবে rng_state()-এর dict (state must be the dict rng_state() returns); পেয়েছি "
+                        f"{type(state).__name__}")
     torch.set_rng_state(state["torch"])
     if state["cuda"] is not None:
         if torch.cuda.is_available():

@@ -14,7 +14,7 @@ import socket
 from packaging.version import InvalidVersion, Version
 
 __all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device", "package_version",
-           "parse_version", "version_at_least", "course_requirements", "free_port"]
+           "parse_version", "version_at_least", "course_requirements", "free_port", "tensor_pairs"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -105,6 +105,8 @@ def as_device(device, name: str = "device"):
 
 def package_version(name: str) -> str | None:
     """ইনস্টল করা প্যাকেজের সংস্করণ (যেমন '0.19.8'); ইনস্টল না থাকলে None (পাঠ ০০-এর device report, পাঠ ০৫)।"""
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"name হবে প্যাকেজের নাম, যেমন 'torch' (name must be a package name); পেয়েছি {name!r}")
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -132,6 +134,8 @@ def course_requirements(extra: str = "lab") -> tuple[str, list]:
     (PYTHONPATH=src) পাশের pyproject.toml থেকে।
     """
     from packaging.requirements import Requirement
+    if not isinstance(extra, str):
+        raise TypeError(f"extra হবে extra-র নাম, যেমন 'lab' (extra must be a str); পেয়েছি {extra!r}")
     try:
         version, texts = importlib.metadata.version("mishran"), importlib.metadata.requires("mishran") or []
     except importlib.metadata.PackageNotFoundError:
@@ -167,3 +171,17 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def tensor_pairs(micro_batches) -> list:
+    """micro-batch-এর তালিকা, প্রতিটি (x, y) দুটি tensor (পাঠ ০৫-এর engine_step); নইলে পরিষ্কার বার্তা।"""
+    import torch
+
+    if isinstance(micro_batches, (str, bytes, dict, torch.Tensor)) or not hasattr(micro_batches, "__iter__"):
+        raise TypeError(f"micro_batches হবে (x, y)-এর তালিকা (micro_batches must be a list of (x, y) pairs); পেয়েছি "
+                        f"{micro_batches!r}")
+    pairs = list(micro_batches)
+    if not all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(t, torch.Tensor) for t in p)
+               for p in pairs):
+        raise TypeError("প্রতিটি micro-batch হবে (x, y) দুটি tensor (each micro-batch must be a pair of tensors)")
+    return pairs
