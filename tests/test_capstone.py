@@ -12,7 +12,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from mishran import capstone, ds, literature, metrics, precision
+from mishran import capstone, capstone_check, ds, literature, metrics, precision
 from mishran.models import GPTConfig, TinyGPT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,6 +149,9 @@ def test_resume_in_a_fresh_process_is_exact(tmp_path):
     assert resumed["curve"] == [c for c in full["curve"] if c["step"] > 4]
     # একই seed-এ শুরু থেকে আবার চালালে এই loss আসে না: resume সত্যিই checkpoint থেকে চলছে
     assert full["losses"][:4] != full["losses"][4:]
+    # mishran.capstone_check reads these very files (what the CLI writes) and finds the pair bit-exact
+    pair = [capstone_check.load_run(p) for p in sorted(tmp_path.glob("r*.json"))]
+    assert "বিটে বিটে এক" in "\n".join(capstone_check.score_resume(pair).lines)
 
 
 def test_top_k_one_is_the_same_for_every_seed():

@@ -21,6 +21,7 @@ import random
 import re
 import signal
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import matplotlib
@@ -35,6 +36,7 @@ from mishran import (  # noqa: E402
     bench,
     bench_model,
     capstone,
+    capstone_check,
     data,
     ddp_demo,
     display,
@@ -506,6 +508,8 @@ OWN_CALLS = [
 PIECES = [literature.Piece("ক", i, f"খণ্ড {i}", TEXT[:40]) for i in range(4)]
 LIT = literature.LiteratureData(PIECES, 2, 1)
 SIZES = bench.BenchSizes(layers=1, d_model=8, batch=1, seq=4, vocab=8, steps=1, warmup=0)
+RUN_FILES = sorted((Path(__file__).resolve().parent / "data" / "capstone").glob("*.json"))   # real tiny CPU runs
+RUNS = [capstone_check.load_run(p) for p in RUN_FILES]
 REPORT = hardware.device_report("cpu")
 ONES = (torch.ones(2, 2), torch.ones(2, 1))
 SCALER = precision.grad_scaler("cpu", "fp32")
@@ -592,6 +596,15 @@ OWN_CALLS += [
     ("bench_model.count_flops", bench.count_flops, (SIZES,)),
     ("bench_model.as_sizes", bench_model.as_sizes, (SIZES,)),
     ("util.tensor_pairs", util.tensor_pairs, ([(IDX, IDX)],)),
+    ("capstone_check.load_run", capstone_check.load_run, (RUN_FILES[0],)),
+    ("capstone_check.Run", capstone_check.Run, ("r.json", RUNS[0].data)),
+    ("capstone_check.Part", capstone_check.Part, ("t", 1, 2, 3, ["x"])),
+    ("capstone_check.finished", capstone_check.finished, (RUNS[0],)),
+    ("capstone_check.score_bigram", capstone_check.score_bigram, (RUNS,)),
+    ("capstone_check.score_precision", capstone_check.score_precision, (RUNS,)),
+    ("capstone_check.score_resume", capstone_check.score_resume, (RUNS,)),
+    ("capstone_check.check_runs", capstone_check.check_runs, (RUNS,)),
+    ("capstone_check.report", capstone_check.report, (RUNS, None)),
     ("bench.ModeSpec", bench.ModeSpec, ("bf16", "fused", False, None, "bf16")),
     ("bench.mode_spec", bench.mode_spec, ("bf16",)),
     ("bench.parse_modes", bench.parse_modes, ("fp32,bf16",), {}, (argparse.ArgumentTypeError,)),
@@ -700,7 +713,9 @@ NO_ARGUMENTS = {"ds_config.cpu_accelerator_if_no_gpu", "hardware.simulated_capab
                 "ds.LossScaleLog.close", "ds_config.cpu_supports_fp16", "util.free_port"}
 _COMMAND_LINE = ("a command line (argparse): a wrong flag prints the usage and exits with status 2, the command-line "
                  "convention; the function behind it is fuzzed")
-LEFT_OUT = {"ddp_demo.main": _COMMAND_LINE, "bench.main": _COMMAND_LINE, "speed.main": _COMMAND_LINE,
+LEFT_OUT = {"capstone_check.main": _COMMAND_LINE,
+            "capstone_check.CheckError": "an exception class: its argument is the message, any text",
+            "ddp_demo.main": _COMMAND_LINE, "bench.main": _COMMAND_LINE, "speed.main": _COMMAND_LINE,
             "capstone.main": _COMMAND_LINE, "ds_train.main": _COMMAND_LINE, "ds_train.parse_args": _COMMAND_LINE,
             "ledger_table.main": "a command line (argparse) that measures every mode's ledger; measure_step behind "
                                  "it is fuzzed"}
