@@ -44,16 +44,18 @@ def test_ddp_decides_at_forward_time_whether_a_backward_syncs(capsys):
 
 def test_the_ddp_count_does_not_hang_when_run_again_and_again():
     # a DDP freed after its process group was destroyed hung about one run in ten (a JupyterLab run on CI
-    # stalled there); 20 fresh counts (40 DDPs) in a child process must all finish
+    # stalled there); 20 fresh counts (40 DDPs) in a child process must all finish. They take ~15 s of CPU; the
+    # generous clock is for `make test`, where the unit tests run at a lower priority beside the browser lane
+    # (a hang there blocked for good, it did not merely run slowly)
     code = ("from mishran.exercises import lesson04 as l\n"
             "for _ in range(20):\n"
             "    l._count_allreduces.cache_clear()\n"
             "    assert [l._count_allreduces(loop, 2, 2) for loop in l.NO_SYNC_LOOPS.values()] == [4, 2]\n"
             "print('done')\n")
     try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
-        pytest.fail("the DDP allreduce count hung (90 s)")
+        pytest.fail("the DDP allreduce count hung (300 s)")
     assert out.returncode == 0 and "done" in out.stdout, out.stderr[-2000:]
 
 
