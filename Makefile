@@ -22,7 +22,7 @@ MAKE_START := $(shell date +%s)
 # What was asked for torch, as said in messages (the stamp keeps TORCH_SPEC and TORCH_PIP_ARGS on a line each).
 TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
 
-.PHONY: lab test unit notebooks notebooks-left lint clean-notebooks colab help student lint-code python-check site browser-test FORCE
+.PHONY: lab test unit notebooks notebooks-left lint clean-notebooks colab host help student answer-key lint-code python-check site browser-test FORCE
 
 help:  ## এই তালিকা: প্রতিটি target আর সে কী করে
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## /\1\t/' | \
@@ -153,8 +153,15 @@ clean-notebooks: $(VENV)/.stamp-test  ## (লেখকদের) notebook চা
 student:  ## (শিক্ষকদের) সমাধান ছাড়া কপি out/student/-এ
 	$(PYTHON) tools/student.py --out out/student notebooks/[0-9][0-9]_*.ipynb
 
-# For authors: rewrite every Open-in-Colab badge and setup cell from the URL in pyproject.toml.
-colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL থেকে
+# For authors: rewrite every Open-in-Colab badge and setup cell from the URL and ref in pyproject.toml.
+colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL আর ref থেকে
 	$(PYTHON) tools/colab.py notebooks/*.ipynb
+
+# For teachers: the whole course at a fork and a pin, e.g. make host REPO=https://github.com/you/mishran REF=class-2027
+# (pyproject.toml's URL and ref, every badge and setup cell; then `make student` for the handouts).
+host:  ## (শিক্ষকদের) পুরো কোর্স নিজের fork আর একটি tag/commit-এ: make host REPO=... REF=...
+	@[ -n "$(REPO)" ] || [ -n "$(REF)" ] || { echo "REPO আর/বা REF দিন (give REPO and/or REF), যেমন:" \
+	  "make host REPO=https://github.com/আপনার-নাম/mishran REF=class-2027"; exit 2; }
+	$(PYTHON) tools/colab.py $(if $(REPO),--repo "$(REPO)") $(if $(REF),--ref "$(REF)") notebooks/*.ipynb
 
 FORCE:
