@@ -149,9 +149,15 @@ lint:  ## (লেখকদের) tools/course_lint.py দিয়ে notebook-
 clean-notebooks: $(VENV)/.stamp-test  ## (লেখকদের) notebook চালিয়ে পরিষ্কার করে রাখে (nbclean)
 	$(PY) tools/nbclean.py --execute notebooks/*.ipynb
 
-# For teachers: solution-free copies of every lesson in out/student/ (see docs/teachers_guide.md).
-student:  ## (শিক্ষকদের) সমাধান ছাড়া কপি out/student/-এ
-	$(PYTHON) tools/student.py --out out/student notebooks/[0-9][0-9]_*.ipynb
+# For teachers: solution-free handouts of every lesson in handouts/, to commit to the teacher's fork: their badges
+# open handouts/NN_*.ipynb at pyproject's ref (docs/teachers_guide.md). GRADED=1: checks only record answers.
+HANDOUTS ?= handouts
+student:  ## (শিক্ষকদের) সমাধান ছাড়া হ্যান্ডআউট handouts/-এ (GRADED=1: ঠিক-ভুল না বলে উত্তর জমা রাখে)
+	$(PYTHON) tools/student.py $(if $(filter 1,$(GRADED)),--graded) --out $(HANDOUTS) notebooks/[0-9][0-9]_*.ipynb
+
+# For teachers: every exercise's question and its solution cell, in one Markdown file to print or share.
+answer-key:  ## (শিক্ষকদের) সব অনুশীলনীর প্রশ্ন আর সমাধান এক ফাইলে: out/answer_key.md
+	$(PYTHON) tools/student.py --answer-key out/answer_key.md notebooks/[0-9][0-9]_*.ipynb
 
 # For authors: rewrite every Open-in-Colab badge and setup cell from the URL and ref in pyproject.toml.
 colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL আর ref থেকে
