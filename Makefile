@@ -127,8 +127,9 @@ test: $(VENV)/.stamp-test  ## ruff; পাশাপাশি unit tests আর b
 # tarballs, fetched once into build/site-vendor/) and quickly on 2 cores; Jupyter Book 2 downloads its theme
 # at build time, Jupyter Book 1 adds Sphinx and some 20 packages for the same pages.
 SITE_DIR ?= out/site
-site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট out/site/-এ: সব পাঠ CPU-তে চালিয়ে স্থির HTML, docs, index
-	$(PY) tools/build_site.py --out $(SITE_DIR)
+# STUDENT=1: the site for learners, from the handouts (no solutions), in out/site-student/.
+site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট out/site/-এ: সব পাঠ CPU-তে চালিয়ে স্থির HTML, docs, index (STUDENT=1: সমাধান ছাড়া)
+	$(PY) tools/build_site.py $(if $(filter 1,$(STUDENT)),--student --out out/site-student,--out $(SITE_DIR))
 
 # Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, saved, every widget touched
 # once; the site is then built from those saved lessons (each lesson runs once for both) and every page of
