@@ -22,7 +22,7 @@ MAKE_START := $(shell date +%s)
 # What was asked for torch, as said in messages (the stamp keeps TORCH_SPEC and TORCH_PIP_ARGS on a line each).
 TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
 
-.PHONY: lab test unit notebooks notebooks-left lint clean-notebooks colab help student lint-code python-check site browser-test FORCE
+.PHONY: lab test unit notebooks notebooks-left lint clean-notebooks colab host help student answer-key lint-code python-check site browser-test FORCE
 
 help:  ## এই তালিকা: প্রতিটি target আর সে কী করে
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## /\1\t/' | \
@@ -127,8 +127,9 @@ test: $(VENV)/.stamp-test  ## ruff; পাশাপাশি unit tests আর b
 # tarballs, fetched once into build/site-vendor/) and quickly on 2 cores; Jupyter Book 2 downloads its theme
 # at build time, Jupyter Book 1 adds Sphinx and some 20 packages for the same pages.
 SITE_DIR ?= out/site
-site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট out/site/-এ: সব পাঠ CPU-তে চালিয়ে স্থির HTML, docs, index
-	$(PY) tools/build_site.py --out $(SITE_DIR)
+# STUDENT=1: the site for learners, from the handouts (no solutions), in out/site-student/.
+site: $(VENV)/.stamp-test  ## কোর্সের ওয়েবসাইট out/site/-এ: সব পাঠ CPU-তে চালিয়ে স্থির HTML, docs, index (STUDENT=1: সমাধান ছাড়া)
+	$(PY) tools/build_site.py $(if $(filter 1,$(STUDENT)),--student --out out/site-student,--out $(SITE_DIR))
 
 # Chromium (Debian's, through Playwright) drives JupyterLab: every lesson Run All, saved, every widget touched
 # once; the site is then built from those saved lessons (each lesson runs once for both) and every page of
@@ -149,12 +150,25 @@ lint:  ## (লেখকদের) tools/course_lint.py দিয়ে notebook-
 clean-notebooks: $(VENV)/.stamp-test  ## (লেখকদের) notebook চালিয়ে পরিষ্কার করে রাখে (nbclean)
 	$(PY) tools/nbclean.py --execute notebooks/*.ipynb
 
-# For teachers: solution-free copies of every lesson in out/student/ (see docs/teachers_guide.md).
-student:  ## (শিক্ষকদের) সমাধান ছাড়া কপি out/student/-এ
-	$(PYTHON) tools/student.py --out out/student notebooks/[0-9][0-9]_*.ipynb
+# For teachers: solution-free handouts of every lesson in handouts/, to commit to the teacher's fork: their badges
+# open handouts/NN_*.ipynb at pyproject's ref (docs/teachers_guide.md). GRADED=1: checks only record answers.
+HANDOUTS ?= handouts
+student:  ## (শিক্ষকদের) সমাধান ছাড়া হ্যান্ডআউট handouts/-এ (GRADED=1: ঠিক-ভুল না বলে উত্তর জমা রাখে)
+	$(PYTHON) tools/student.py $(if $(filter 1,$(GRADED)),--graded) --out $(HANDOUTS) notebooks/[0-9][0-9]_*.ipynb
 
-# For authors: rewrite every Open-in-Colab badge and setup cell from the URL in pyproject.toml.
-colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL থেকে
+# For teachers: every exercise's question and its solution cell, in one Markdown file to print or share.
+answer-key:  ## (শিক্ষকদের) সব অনুশীলনীর প্রশ্ন আর সমাধান এক ফাইলে: out/answer_key.md
+	$(PYTHON) tools/student.py --answer-key out/answer_key.md notebooks/[0-9][0-9]_*.ipynb
+
+# For authors: rewrite every Open-in-Colab badge and setup cell from the URL and ref in pyproject.toml.
+colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL আর ref থেকে
 	$(PYTHON) tools/colab.py notebooks/*.ipynb
+
+# For teachers: the whole course at a fork and a pin, e.g. make host REPO=https://github.com/you/mishran REF=class-2027
+# (pyproject.toml's URL and ref, every badge and setup cell; then `make student` for the handouts).
+host:  ## (শিক্ষকদের) পুরো কোর্স নিজের fork আর একটি tag/commit-এ: make host REPO=... REF=...
+	@[ -n "$(REPO)" ] || [ -n "$(REF)" ] || { echo "REPO আর/বা REF দিন (give REPO and/or REF), যেমন:" \
+	  "make host REPO=https://github.com/আপনার-নাম/mishran REF=class-2027"; exit 2; }
+	$(PYTHON) tools/colab.py $(if $(REPO),--repo "$(REPO)") $(if $(REF),--ref "$(REF)") notebooks/*.ipynb
 
 FORCE:

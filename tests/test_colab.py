@@ -12,7 +12,9 @@ What is checked, end to end:
   later cell) with the Bengali restart message; after a restart it does not stop and the lesson's imports work;
 - the same two paths for every lesson, with the template's setup cell (tools/colab.py) in place of the stored one;
 - a wrong repository address and a failing pip each stop with a Bengali explanation;
-- a re-run after the course changed installs the new commit and asks for a restart.
+- a re-run after the course changed installs the new commit and asks for a restart;
+- a pinned setup cell (a teacher's `make host ... REF=`) installs the tag's commit, or the given full commit hash,
+  not the branch tip.
 The first run fills the cache (needs the network once: pip download of three wheels); later runs are offline.
 The setup cell clones into Colab's own fixed /tmp/mishran-src, as it does there; the module removes that clone
 when it is done, so nothing of the test stays in the system's temporary folder.
@@ -108,7 +110,8 @@ def _commit(repo, message):
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t"}
     if not (repo / ".git").exists():
-        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        # on main, as on GitHub: the setup cell fetches the ref pyproject names (main by default), not HEAD
+        subprocess.run(["git", "init", "-q", "-b", colab.course_ref(), str(repo)], check=True)
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
     subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", message], check=True, env=env)
 
@@ -304,8 +307,8 @@ def test_fresh_runtime_without_matplotlib_loaded_installs_and_needs_no_restart(p
 def test_wrong_repository_address_stops_with_a_bengali_explanation(first_run):
     status, text = first_run["failures"][1]
     assert status == "error" and "CourseSetupStop" in text
-    assert "কোর্স নামানো গেল না (git clone failed)" in text and "no/such/mishran-repository" in text
-    assert "REPO ঠিকানাটা" in text and "troubleshooting" in text
+    assert "কোর্স নামানো গেল না (git fetch failed)" in text and "no/such/mishran-repository" in text
+    assert "REPO ঠিকানা আর REF" in text and "troubleshooting" in text
     assert "Traceback" not in text                    # the message only, not a Python traceback
 
 
@@ -327,7 +330,7 @@ def test_first_run_stops_run_all_at_the_setup_cell_with_the_restart_message(firs
 def test_after_the_restart_the_cell_does_not_stop_and_the_lessons_imports_work(first_run):
     res = first_run["after"]
     assert [s for s, _ in res] == ["ok"] * len(res), res
-    assert "সর্বশেষ সংস্করণই ইনস্টল করা আছে" in res[0][1] and "restart লাগবে না" in res[0][1]
+    assert "এই সংস্করণই ইনস্টল করা আছে" in res[0][1] and "restart লাগবে না" in res[0][1]
     assert_course_is_the_installed_one(res[-1][1], first_run["runtime"])
 
 
@@ -353,7 +356,7 @@ def test_every_lesson_stops_before_a_restart_and_runs_after_it(first_run, path):
     assert [s for s, _ in res] == ["ok"] * len(res), [r for r in res if r[0] != "ok"][:1]
     assert_course_is_the_installed_one(res[-1][1], rt)
     if path.name[:2] in colab.DEEPSPEED_LESSONS:
-        assert "deepspeed" in res[0][1] or "সর্বশেষ সংস্করণই" in res[0][1]
+        assert "deepspeed" in res[0][1] or "এই সংস্করণই" in res[0][1]
 
 
 def test_rerun_after_the_course_changed_installs_the_new_commit_and_asks_for_a_restart(first_run, parts):
@@ -377,6 +380,77 @@ def test_rerun_after_the_course_changed_installs_the_new_commit_and_asks_for_a_r
     finally:
         shutdown(km, kc)
     assert res == [("ok", "new\n")]
+
+
+MARKER_OF_RUNTIME = ("import pathlib, sysconfig\n"
+                     f"print(pathlib.Path(sysconfig.get_paths()['purelib'], {colab.MARKER!r}).read_text().strip())")
+
+
+PROBE = ("try:\n    from mishran._colab_pin_probe import VALUE\nexcept ImportError:\n    VALUE = None\n"
+         "print(VALUE)")
+
+
+def _head(repo, ref="HEAD"):
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", ref], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_a_pinned_setup_cell_installs_the_tag_or_the_commit_not_the_branch_tip(first_run, parts):
+    """A teacher pins the class to a tag; the course moves on; the class still gets the tag's course. A full
+    commit hash pins the same way (git clone --branch would not take one)."""
+    rt, repo = first_run["runtime"], parts["repo"]
+    probe = repo / "src" / "mishran" / "_colab_pin_probe.py"
+    snapshot = _head(repo)
+    try:
+        probe.write_text("VALUE = 'tagged'\n", encoding="utf-8")
+        _commit(repo, "the course on the day of the class")
+        subprocess.run(["git", "-C", str(repo), "tag", "class-2027"], check=True)
+        tagged = _head(repo)
+        probe.write_text("VALUE = 'tip'\n", encoding="utf-8")
+        _commit(repo, "the course a week later")
+        assert _head(repo) != tagged
+        runs = {}
+        for ref in ("class-2027", snapshot):
+            km, kc = rt.kernel(startup="import google.colab")
+            try:
+                setup = colab.setup_source(colab.repo_url(), NOTEBOOKS[0].name, ref)
+                runs[ref] = run_all(kc, [setup, MARKER_OF_RUNTIME, PROBE])
+            finally:
+                shutdown(km, kc)
+    finally:
+        probe.unlink(missing_ok=True)
+        subprocess.run(["git", "-C", str(repo), "tag", "-d", "class-2027"], capture_output=True, check=False)
+        _commit(repo, "back to the snapshot")
+    pinned = runs["class-2027"]
+    assert [s for s, _ in pinned] == ["ok"] * 3, pinned
+    assert f"commit {tagged[:7]}" in pinned[0][1] and pinned[1][1].strip() == tagged
+    assert pinned[2][1].strip() == "tagged"                     # the tag's course, not the tip's
+    by_hash = runs[snapshot]
+    assert [s for s, _ in by_hash] == ["ok"] * 3, by_hash
+    assert by_hash[1][1].strip() == snapshot and by_hash[2][1].strip() == "None"   # before the probe existed
+
+
+def test_host_writes_the_fork_and_ref_into_pyproject_and_every_badge_and_setup_cell(tmp_path, monkeypatch):
+    toml = tmp_path / "pyproject.toml"
+    toml.write_text('[project]\nname = "x"\n\n[project.urls]\n# the one URL\nRepository = "https://github.com/a/b"\n'
+                    '\n[tool.mishran]\ncorpus-files = []\n', encoding="utf-8")
+    colab.set_host("https://github.com/teacher/mishran/", "class-2027", toml)
+    assert colab.repo_url(toml) == "https://github.com/teacher/mishran" and colab.course_ref(toml) == "class-2027"
+    assert "# the one URL" in toml.read_text(encoding="utf-8") and "corpus-files = []" in toml.read_text()
+    colab.set_host("https://github.com/teacher/mishran", "a" * 40, toml)      # again: the lines are replaced
+    assert colab.course_ref(toml) == "a" * 40 and toml.read_text().count("ref =") == 1
+    for bad_url, bad_ref in (("https://gitlab.com/t/m", "x"), ("https://github.com/t/m", "class 2027"),
+                             ("https://github.com/t/m", "-x"), ("https://github.com/t/m", 'a"; rm')):
+        with pytest.raises(SystemExit):
+            colab.set_host(bad_url, bad_ref, toml)
+    nb = json.loads(NOTEBOOKS[1].read_text(encoding="utf-8"))
+    assert colab.rewrite(nb, NOTEBOOKS[1].name, "https://github.com/teacher/mishran", "class-2027") == [
+        "badge", "setup cell"]
+    text = json.dumps(nb, ensure_ascii=False)
+    assert ("colab.research.google.com/github/teacher/mishran/blob/class-2027/notebooks/01_bit_layouts.ipynb"
+            in text)
+    assert 'os.environ.get(\\"MISHRAN_REF\\", \\"class-2027\\")' in text
+    assert "mishran-course" not in text
 
 
 def test_install_plan_deepspeed_for_05_to_08_torchao_only_with_fp8():

@@ -128,6 +128,6 @@ def test_ruff_finds_nothing_in_the_code():
 def test_handouts_and_returned_work_are_ignored_by_git():
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    for path in ("out/student/01_bit_layouts.ipynb", "returned/রহিম/01.ipynb", "answers.md"):
+    for path in ("out/student/01_bit_layouts.ipynb", "returned/রহিম/01.ipynb", "answers.md", "scores.csv"):
         done = subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT)
         assert done.returncode == 0, f"{path} is not ignored"

@@ -9,6 +9,7 @@ way; an index page in Bengali with the lesson map. Nothing comes from a CDN: the
 cached in build/site-vendor/, and the Hind Siliguri font (fontpkg-hind-siliguri) are copied into _static/.
 
     python tools/build_site.py [--out out/site] [--no-cache] [--jobs N] [--timeout S] [NOTEBOOK ...]
+    python tools/build_site.py --student [--out out/site-student]   # handouts, no solutions: make site STUDENT=1
 
 Executed notebooks are cached in build/site-cache/, keyed by the notebook, mishran's sources and data/, so a
 second build after a docs change does not run the lessons again. A cell that raises fails the build.
@@ -277,21 +278,23 @@ def lesson_map(lessons: list[tuple[Path, dict]]) -> str:
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
-    ap.add_argument("--out", type=Path, default=REPO / "out" / "site")
+    ap.add_argument("--out", type=Path)
     ap.add_argument("--no-cache", action="store_true", help="run every lesson again")
     ap.add_argument("--jobs", type=int, default=1, help="lessons executed at once (default 1: 2 cores)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    ap.add_argument("--student", action="store_true", help="a site for learners, built from the handouts "
+                    "(tools/student.py): no solution cells; default --out out/site-student")
     ap.add_argument("--executed", type=Path, help="lessons already run and saved by the browser test "
                     "(out/browser/executed): used where their cells equal the repository's, so nothing runs twice")
     return ap.parse_args(argv)
 
 
 def execute_all(notebooks: list[Path], cache: Path | None, timeout: int, executed: Path | None,
-                jobs: int) -> list | None:
+                jobs: int, lessons_dir: Path = REPO / "notebooks") -> list | None:
     """সব পাঠ চালায়; ফেরত প্রতিটির (nb, সেকেন্ড, আগে চালানো কি না), আর কোনো পাঠ ব্যর্থ হলে None (কারণ ছাপা হয়)।"""
     # নোটবুকগুলো একটি অস্থায়ী কপিতে চলে (তারা যা লেখে তা repo-তে পড়ে না); পাঠ ০০ notebooks/ ফোল্ডার দেখে
     work = Path(tempfile.mkdtemp(prefix="mishran-site-"))
-    shutil.copytree(REPO / "notebooks", work / "notebooks")
+    shutil.copytree(lessons_dir, work / "notebooks")
     shutil.copytree(REPO / "docs", work / "docs")
     print(f"executing {len(notebooks)} notebooks (cache: {cache or 'off'})", flush=True)
 
@@ -372,19 +375,34 @@ def write_site(out: Path, notebooks: list[Path], results: list, vendor_cache: Pa
         shutil.copy2(REPO / rel, out / rel)
 
 
+def student_handouts(notebooks: list[Path], folder: Path) -> list[Path]:
+    """শিক্ষার্থীদের সাইটের জন্য প্রতিটি পাঠের হ্যান্ডআউট (tools/student.py, সমাধান ছাড়া) folder-এ; ফেরত তাদের path।"""
+    sys.path.insert(0, str(REPO / "tools"))
+    import student
+
+    return student.write_copies(notebooks, folder)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     os.environ.pop("MPLBACKEND", None)        # kernel-এ inline চিত্র চাই; CI-র MPLBACKEND=Agg চিত্র লুকাত
     notebooks = sorted(args.notebooks or (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    out = args.out.resolve()
+    out = (args.out or REPO / "out" / ("site-student" if args.student else "site")).resolve()
+    lessons_dir = REPO / "notebooks"
+    if args.student:                  # the handouts stand in for the lessons, everywhere a lesson is read
+        lessons_dir = Path(tempfile.mkdtemp(prefix="mishran-handouts-")) / "notebooks"
+        notebooks = student_handouts(notebooks, lessons_dir)
     build = REPO / "build"
     t_all = time.perf_counter()
     vendor(build / "site-vendor")                  # npm first: fail early when it cannot be had
     cache = None if args.no_cache else build / "site-cache"
-    results = execute_all(notebooks, cache, args.timeout, args.executed, args.jobs)
+    results = execute_all(notebooks, cache, args.timeout, None if args.student else args.executed, args.jobs,
+                          lessons_dir)
     if results is None:
         return 1
     write_site(out, notebooks, results, build / "site-vendor")
+    if args.student:
+        shutil.rmtree(lessons_dir.parent, ignore_errors=True)
     n_pages = len(list(out.rglob("*.html")))
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
     executed = sum(s for _, s, _ in results)

@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
-"""Open-in-Colab badges and setup cells, all written from the one repository URL in pyproject.toml.
+"""Open-in-Colab badges and setup cells, all written from one repository URL and one ref in pyproject.toml.
 
     python tools/colab.py notebooks/*.ipynb          # rewrite badges and setup cells in place
     python tools/colab.py --check notebooks/*.ipynb  # exit 1 if any notebook differs (tests use this)
+    python tools/colab.py --repo https://github.com/teacher/mishran --ref class-2027 notebooks/*.ipynb
+                                                     # a teacher's fork and pin (make host): pyproject, then all
 
-The badge is the line in the first markdown cell that links to colab.research.google.com; the setup cell is
-the code cell tagged `colab-setup`. Change the URL in pyproject.toml ([project.urls] Repository), then run this.
+The URL is [project.urls] Repository, the ref is [tool.mishran] ref: a branch, a tag or a full commit hash.
+--repo and --ref rewrite those two lines of pyproject.toml first, so a later --check still agrees. The badge is the
+line in the first markdown cell that links to colab.research.google.com (it opens notebooks/NAME at that ref);
+the setup cell is the code cell tagged `colab-setup`.
 
-On Colab the setup cell clones the course (git clone --depth 1) into /tmp/mishran-src and calls colab_setup()
-below from that fresh copy, so the install logic is the course's newest one. colab_setup() installs the course
-only when the cloned commit is not the installed one (a re-run picks up a newer course), and says whether the
-runtime must restart: when matplotlib < 3.11 was already imported (Colab imports it when a runtime starts, so
-the first run of a fresh runtime normally needs one restart), or when an older mishran was already imported.
+On Colab the setup cell fetches that one ref of the course (git init, git fetch --depth 1 REPO REF, checkout
+FETCH_HEAD: works alike for a branch, a tag and a full commit hash, where git clone --branch takes no hash) into
+/tmp/mishran-src and calls colab_setup() below from that copy, so the install logic is the pinned course's own.
+With the default ref, main, a class gets the newest course; with a tag, the same lesson every day of the term.
+colab_setup() installs the course only when the fetched commit is not the installed one (a re-run picks up a
+moved branch), and says whether the runtime must restart: when matplotlib < 3.11 was already imported (Colab
+imports it when a runtime starts, so the first run of a fresh runtime normally needs one restart), or when an
+older mishran was already imported.
 The cell then raises CourseSetupStop, which stops Runtime -> Run all there with only the Bengali message
 (IPython prints _render_traceback_() instead of a traceback). We raise rather than kill the kernel
 (os.kill(os.getpid(), 9)): an error is what Jupyter and Colab both define to stop Run all, the learner reads
 why, and there is no "session crashed" notice; after a kill the learner would have to Run all again anyway.
-MISHRAN_REPO overrides the repository (tests point it at a local git repository).
+MISHRAN_REPO and MISHRAN_REF override the repository and the ref (tests point them at a local git repository).
 This file uses only the standard library (and tomli on Python 3.10, only to read pyproject.toml): it runs on Colab
 before anything is installed.
 """
@@ -34,6 +41,9 @@ DEEPSPEED_LESSONS = ("05", "06", "07", "08")   # lessons whose setup cell instal
 FP8_LESSONS = ("07", "08")                     # ... and the fp8 extra (torchao), only on an FP8 GPU (sm_89+)
 EXTRA_MODULES = {"deepspeed": "deepspeed", "fp8": "torchao"}   # pyproject extra -> the module it brings
 MARKER = "mishran-colab-commit.txt"            # in site-packages: which commit of the course is installed
+DEFAULT_REF = "main"                           # the course's own ref: its newest commit
+GITHUB_RE = re.compile(r"https://github\.com/[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+")
+REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")   # tag, branch or commit: safe in a URL and in a string
 BADGE_RE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)[ \t]*$", re.MULTILINE)
 
 
@@ -58,39 +68,92 @@ def repo_url(pyproject=ROOT / "pyproject.toml"):
     return url.rstrip("/")
 
 
-def badge(url, notebook_name):
+def course_ref(pyproject=ROOT / "pyproject.toml"):
+    """Which branch, tag or commit of the repository the badges, setup cells and handouts open: [tool.mishran]
+    ref (main when absent: the newest course)."""
+    return str(read_toml(pyproject).get("tool", {}).get("mishran", {}).get("ref", DEFAULT_REF))
+
+
+def check_host(url, ref):
+    """A GitHub https URL (Colab opens notebooks only from there) and a ref that git and a URL path both take as
+    it is. Returns a Bengali explanation of what is wrong, or None."""
+    if not GITHUB_RE.fullmatch(url.rstrip("/")):
+        return (f"'{url}' GitHub-এর repository-র ঠিকানা নয় (not a GitHub repository URL); Colab শুধু GitHub থেকে "
+                "নোটবুক খোলে। যেমন: https://github.com/আপনার-নাম/mishran")
+    if not REF_RE.fullmatch(ref) or ".." in ref or ref.endswith((".", "/", ".lock")):
+        return (f"'{ref}' git-এর ref হিসেবে চলে না (invalid ref); একটি tag, branch বা পুরো ৪০ অক্ষরের commit hash "
+                "দিন, যেমন class-2027 (অক্ষর, সংখ্যা, . _ - /; ফাঁকা জায়গা নয়)।")
+    return None
+
+
+def set_host(url, ref, pyproject=ROOT / "pyproject.toml"):
+    """Writes url and ref into pyproject.toml ([project.urls] Repository, [tool.mishran] ref), keeping every
+    other line (and comment) as it is: tomllib cannot write, so the two lines are replaced by pattern, and the
+    result is read back as TOML to be sure the right keys changed."""
+    problem = check_host(url, ref)
+    if problem:
+        sys.exit(problem)
+    text = Path(pyproject).read_text(encoding="utf-8")
+    text = _set_key(text, "project.urls", "Repository", url.rstrip("/"))
+    text = _set_key(text, "tool.mishran", "ref", ref)
+    Path(pyproject).write_text(text, encoding="utf-8")
+    if (repo_url(pyproject), course_ref(pyproject)) != (url.rstrip("/"), ref):
+        sys.exit(f"{pyproject}: Repository/ref লেখা গেল না (could not write); হাতে ঠিক করুন।")
+
+
+def _set_key(text, table, key, value):
+    """text with `key = "value"` in [table]: the line replaced where it is, or added as the table's first key."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == f"[{table}]"), None)
+    if start is None:
+        return text.rstrip("\n") + f'\n\n[{table}]\n{key} = "{value}"\n'
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+    new = f'{key} = "{value}"\n'
+    for i in range(start + 1, end):
+        if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
+            lines[i] = new
+            return "".join(lines)
+    lines.insert(start + 1, new)
+    return "".join(lines)
+
+
+def badge(url, notebook_name, ref=None, folder="notebooks"):
+    """The Open-in-Colab badge: folder/notebook_name of the repository at url, at ref (default: pyproject's)."""
     gh = re.sub(r"^https://github\.com/", "", url)
+    ref = course_ref() if ref is None else ref
     return (f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
-            f"(https://colab.research.google.com/github/{gh}/blob/main/notebooks/{notebook_name})")
+            f"(https://colab.research.google.com/github/{gh}/blob/{ref}/{folder}/{notebook_name})")
 
 
-def setup_source(url, notebook_name):
+def setup_source(url, notebook_name, ref=None):
     lesson = notebook_name[:2]
-    return f'''# Colab-এ কোর্সটি ইনস্টল বা হালনাগাদ করে; অন্য কোথাও (ল্যাপটপ, JupyterLab, GPU মেশিন) কিছুই করে না।
-# torch আবার ইনস্টল হয় না: Colab-এর নিজের torch-ই থাকে। আবার চালালে নতুন সংস্করণ থাকলে আনে।
-# কী করে, বিস্তারিত: কোর্সের tools/colab.py-র colab_setup()।
+    ref = course_ref() if ref is None else ref
+    return f'''# Colab-এ কোর্সটি ইনস্টল বা হালনাগাদ করে (REF যে branch, tag বা commit, ঠিক সেটাই); অন্য কোথাও কিছু
+# করে না। torch আবার ইনস্টল হয় না, Colab-এরটাই থাকে। বিস্তারিত: tools/colab.py-র colab_setup()।
 import sys
-
 
 class CourseSetupStop(Exception):      # Run all এখানেই থামে; traceback নয়, শুধু বার্তাটি
     def _render_traceback_(self):
         return [str(self)]
 
-
 if "google.colab" in sys.modules:
     import importlib.util, os, runpy, shutil, subprocess
     REPO = os.environ.get("MISHRAN_REPO", "{url}")
-    SRC = "/tmp/mishran-src"                         # কোর্সের সর্বশেষ কপি এখানে নামে
+    REF = os.environ.get("MISHRAN_REF", "{ref}")
+    SRC = "/tmp/mishran-src"                         # কোর্সের ঠিক সেই সংস্করণ এখানে নামে
     shutil.rmtree(SRC, ignore_errors=True)
-    git = subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, SRC],
-                         capture_output=True, text=True)
+    for cmd in (["init", "-q", SRC], ["-C", SRC, "fetch", "-q", "--depth", "1", REPO, REF],
+                ["-C", SRC, "checkout", "-q", "FETCH_HEAD"]):
+        git = subprocess.run(["git", *cmd], capture_output=True, text=True)
+        if git.returncode:
+            break
     if git.returncode == 0:
         message, stop = runpy.run_path(f"{{SRC}}/tools/colab.py")["colab_setup"](SRC, lesson="{lesson}")
     elif importlib.util.find_spec("mishran"):
         message, stop = "নতুন সংস্করণ আছে কি না দেখা গেল না (ইন্টারনেট?); আগেরটাই চলবে।", False
     else:
-        message, stop = (f"কোর্স নামানো গেল না (git clone failed):\\n{{git.stderr.strip()[-400:]}}\\n"
-                         "ইন্টারনেট সংযোগ আর REPO ঠিকানাটা দেখো, তারপর এই ঘর আবার চালাও। "
+        message, stop = (f"কোর্স নামানো গেল না (git fetch failed):\\n{{git.stderr.strip()[-400:]}}\\n"
+                         "ইন্টারনেট সংযোগ, REPO ঠিকানা আর REF দেখো, তারপর এই ঘর আবার চালাও। "
                          "আরও: docs/troubleshooting.md, অংশ ৫.৩।"), True
     if stop:
         raise CourseSetupStop(message)
@@ -167,7 +230,7 @@ def colab_setup(src, lesson, python=sys.executable, fp8_gpu=None):
         if installed is not None and "mishran" in sys.modules:
             restart.append("এই session-এ কোর্সের পুরোনো সংস্করণ আগেই load হয়ে আছে")
     else:
-        lines.append(f"কোর্সের সর্বশেষ সংস্করণই ইনস্টল করা আছে (commit {commit[:7]})।")
+        lines.append(f"কোর্সের এই সংস্করণই ইনস্টল করা আছে (commit {commit[:7]})।")
     mpl = getattr(sys.modules.get("matplotlib"), "__version__", None)
     if mpl and _version_tuple(mpl) < (3, 11):
         restart.append(f"Colab runtime শুরুতেই matplotlib {mpl} load করে রেখেছে; বাংলা যুক্তাক্ষরের জন্য "
@@ -189,14 +252,16 @@ def set_source(cell, text):
     cell["source"] = text.splitlines(keepends=True)
 
 
-def rewrite(nb, name, url):
-    """Returns a list of what changed (empty when already up to date)."""
+def rewrite(nb, name, url, ref=None, folder="notebooks"):
+    """Writes the badge (opening folder/name at ref) and the setup cell; returns a list of what changed (empty
+    when already up to date). ref None: pyproject's."""
+    ref = course_ref() if ref is None else ref
     changes = []
     md = next((c for c in nb["cells"] if c["cell_type"] == "markdown"), None)
     if md is None:
         return ["no markdown cell for the badge"]
     text = cell_source(md)
-    new = badge(url, name)
+    new = badge(url, name, ref, folder)
     if BADGE_RE.search(text):
         fixed = BADGE_RE.sub(lambda _: new, text, count=1)
     else:
@@ -207,24 +272,44 @@ def rewrite(nb, name, url):
     setup = [c for c in nb["cells"] if "colab-setup" in c.get("metadata", {}).get("tags", [])]
     if len(setup) != 1:
         changes.append(f"{len(setup)} cells tagged colab-setup (want 1)")
-    elif cell_source(setup[0]) != setup_source(url, name):
-        set_source(setup[0], setup_source(url, name))
+    elif cell_source(setup[0]) != setup_source(url, name, ref):
+        set_source(setup[0], setup_source(url, name, ref))
         changes.append("setup cell")
     return changes
 
 
+def _option(argv, name):
+    """The value after --name (removed from argv with it), or None."""
+    if name not in argv:
+        return None
+    i = argv.index(name)
+    if i + 1 >= len(argv):
+        sys.exit(f"{name}-এর পরে একটি মান দিন (a value after {name})।")
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return value
+
+
 def main(argv):
+    argv = list(argv)
+    new_url, new_ref = _option(argv, "--repo"), _option(argv, "--ref")
     check = "--check" in argv
+    if new_url or new_ref:
+        if check:
+            sys.exit("--check পড়ে শুধু; --repo/--ref লেখে: একসঙ্গে নয় (not together)।")
+        set_host(new_url or repo_url(), new_ref or course_ref())
     paths = [Path(a) for a in argv if not a.startswith("--")]
-    url, bad = repo_url(), 0
+    url, ref, bad = repo_url(), course_ref(), 0
     for p in paths:
         nb = json.loads(p.read_text(encoding="utf-8"))
-        changes = rewrite(nb, p.name, url)
+        changes = rewrite(nb, p.name, url, ref)
         if changes:
             bad += 1
             print(f"{p}: {', '.join(changes)}" + (" differ" if check else " rewritten"))
             if not check:
                 p.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    if new_url or new_ref:
+        print(f"কোর্স এখন {url} থেকে, ref {ref} (badge, setup ঘর; হ্যান্ডআউট: make student)।")
     return 1 if (check and bad) else 0
 
 

@@ -4,11 +4,13 @@
 জায়গায় ... (Ellipsis) থাকে। ফাঁকা থাকলে check_...() শুধু মনে করিয়ে দেয়, ভুল তোলে না; ভুল উত্তরে কী ভুল
 বলে; ঠিক উত্তরে সত্য (truthy) Verdict ফেরত দেয়। সমাধানের ঘর একই check ডাকে `assert`-এর ভেতরে, তাই
 test-এ সমাধান ভুল হলে ধরা পড়ে। প্রতিটি পাঠের নিজের মডিউল (lesson01, lesson02, ...) শুধু এই core থেকে
-নেয়, অন্য পাঠের মডিউল থেকে নয়।
+নেয়, অন্য পাঠের মডিউল থেকে নয়। পরীক্ষার ধারায় (MISHRAN_GRADED=1, মডিউল graded) check ঠিক-ভুল না বলে উত্তর জমা রাখে।
 """
 from __future__ import annotations
 
 import math
+
+from . import graded
 
 __all__ = ["BLANK", "Verdict", "is_blank", "say", "blank_verdict", "as_number", "finite_number", "number_answer",
            "dict_answer", "check_fields", "check_number"]
@@ -38,8 +40,15 @@ class Verdict:
         pass
 
 
-def say(ok: bool | None, text: str) -> Verdict:
-    """মতামত ছাপে (ঠিক, এখনো হয়নি, বা ফাঁকা) আর Verdict ফেরত দেয়; প্রতিটি পাঠের check এটা ডাকে।"""
+def say(ok: bool | None, text: str, form: bool = False) -> Verdict:
+    """মতামত ছাপে (ঠিক, এখনো হয়নি, বা ফাঁকা) আর Verdict ফেরত দেয়; প্রতিটি পাঠের check এটা ডাকে।
+
+    পরীক্ষার ধারায় (graded.active()) ঠিক বা ভুলের জায়গায় উত্তরটা জমা রাখে, "জমা হলো (submitted)" দেখায় আর সব
+    সময় একই সত্য Verdict দেয়, যাতে ফেরত মান দেখেও ঠিক-ভুল বোঝা না যায়। ফাঁকা (ok None) আর form=True (উত্তরের
+    আকারই ভুল: সংখ্যা নয়, dict নয়) তখনও বলা হয়: তাতে সত্যের কিছু নেই।"""
+    if ok is not None and not form and graded.active():
+        graded.submit()
+        return Verdict(True)
     # চিহ্ন শব্দে (emoji নয়): emoji-র font না থাকলে ফাঁকা বাক্স দেখায়
     mark = {True: "ঠিক!", False: "এখনো হয়নি:", None: "ফাঁকা:"}[ok]
     print(f"{mark} {text}")
@@ -77,7 +86,7 @@ def number_answer(answer, need: str = "উত্তর একটি সংখ্
         return None, blank_verdict()
     value = finite_number(answer)
     if value is None:
-        return None, say(False, f"{need}; পেয়েছি {answer!r}।")
+        return None, say(False, f"{need}; পেয়েছি {answer!r}।", form=True)
     return value, None
 
 
@@ -92,7 +101,7 @@ def dict_answer(answer, keys: tuple, numbers: bool = True,
         return None, blank_verdict()
     if not isinstance(answer, dict) or set(answer) != set(keys):
         shape = ", ".join(f"{k!r}: ..." for k in keys)
-        return None, say(False, f"{{{shape}}} আকারের dict চাই; পেয়েছি {answer!r}।")
+        return None, say(False, f"{{{shape}}} আকারের dict চাই; পেয়েছি {answer!r}।", form=True)
     if any(is_blank(v) for v in answer.values()):
         return None, blank_verdict()
     if not numbers:
@@ -100,9 +109,10 @@ def dict_answer(answer, keys: tuple, numbers: bool = True,
     values = {k: finite_number(answer[k]) for k in keys}
     bad = [k for k, v in values.items() if v is None]
     if bad and need:
-        return None, say(False, f"{need}; পেয়েছি {answer!r}।")
+        return None, say(False, f"{need}; পেয়েছি {answer!r}।", form=True)
     if bad:
-        return None, say(False, f"{bad[0]!r}-এর উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer[bad[0]]!r}।")
+        return None, say(False, f"{bad[0]!r}-এর উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি {answer[bad[0]]!r}।",
+                         form=True)
     return values, None
 
 
@@ -128,7 +138,7 @@ def check_number(answer, expected: float, what: str, hint: str = "", rel_tol: fl
         return blank_verdict()
     value = as_number(answer)
     if value is None:
-        return say(False, f"{what}: উত্তর একটি সংখ্যা হওয়া চাই (a number), পেয়েছি {answer!r}।")
+        return say(False, f"{what}: উত্তর একটি সংখ্যা হওয়া চাই (a number), পেয়েছি {answer!r}।", form=True)
     same = (math.isnan(value) and math.isnan(expected)) or value == expected or (
         rel_tol and math.isclose(value, expected, rel_tol=rel_tol))
     if same:
