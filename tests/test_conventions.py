@@ -206,3 +206,18 @@ def test_one_spelling_per_word():
     found = [(str(path.relative_to(ROOT)), other) for path in _course_text_files()
              for other in SPELLINGS if other in path.read_text(encoding="utf-8")]
     assert not found, f"use the course's spelling {SPELLINGS}: {found}"
+
+
+# What a lesson's summary must not say: the answer of an exercise just before it (a learner reads the summary
+# right after trying). Lesson 02 exercise 5 asks where unscale_ goes before clipping; lesson 08 exercise 4 asks
+# whether top-k = 1 gives the same text for two seeds.
+SUMMARY_MUST_NOT_SAY = {"02_loss_scaling.ipynb": ["`unscale_` → clip", "unscale_ → clip"],
+                        "08_capstone.ipynb": ["top-k যত ছোট", "greedy"]}
+
+
+@pytest.mark.parametrize("name", sorted(SUMMARY_MUST_NOT_SAY))
+def test_a_summary_does_not_answer_the_exercises_before_it(name):
+    summary = next(c for c in _cells(ROOT / "notebooks" / name)
+                   if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## সারসংক্ষেপ"))
+    text = "".join(summary["source"])
+    assert not [p for p in SUMMARY_MUST_NOT_SAY[name] if p in text], text
