@@ -221,3 +221,10 @@ def test_a_summary_does_not_answer_the_exercises_before_it(name):
                    if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## সারসংক্ষেপ"))
     text = "".join(summary["source"])
     assert not [p for p in SUMMARY_MUST_NOT_SAY[name] if p in text], text
+
+
+def test_micro_batch_is_one_term_that_cannot_be_misread():
+    """The glossary's term for a micro-batch is "micro-batch": "ছোট ব্যাচ" reads as any smaller batch."""
+    places = [p for p in [*NOTEBOOKS, *sorted((ROOT / "src" / "mishran").rglob("*.py"))]
+              if "ছোট ব্যাচ" in p.read_text(encoding="utf-8")]
+    assert not places, places

@@ -91,7 +91,7 @@ def bench_figure(result: dict):
 
 @checked(sizes="numbers", saved_bytes="numbers", fixed_bytes="number", device="text", peak_bytes="items?")
 def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_bytes=None):
-    """পাঠ ০৪: ছোট ব্যাচের মাপ বনাম activation-এর বাইট (আর GPU-তে CUDA peak), পাশে স্থির ভাগ; Figure ফেরত দেয়।"""
+    """পাঠ ০৪: micro-batch-এর মাপ বনাম activation-এর বাইট (আর GPU-তে CUDA peak), পাশে স্থির ভাগ; Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
 
     mib = 2 ** 20
@@ -100,7 +100,7 @@ def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_
     if peak_bytes:
         ax.plot(sizes, [b / mib for b in peak_bytes], "s--", lw=2, label="CUDA peak (max_memory_allocated)")
     ax.axhline(fixed_bytes / mib, color="gray", ls=":", lw=2, label="ওজন + gradient + optimizer-এর অবস্থা (স্থির)")
-    ax.set(xlabel="ছোট ব্যাচের (micro-batch) মাপ: কয়টি উদাহরণ", ylabel="মেমরি (MiB)",
+    ax.set(xlabel="micro-batch-এর (micro-batch) মাপ: কয়টি উদাহরণ", ylabel="মেমরি (MiB)",
            title=f"activation ব্যাচের সঙ্গে বাড়ে, বাকিটা স্থির — TinyGPT, {device}")
     ax.legend(loc="upper left", fontsize=11)
     ax.grid(alpha=0.3)

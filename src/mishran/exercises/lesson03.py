@@ -371,17 +371,17 @@ def _max_micro_batches(budget: dict) -> dict:
 
 
 def check_max_micro_batch(answer, budget: dict | None = None) -> Verdict:
-    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): AdamW-এ FP32 আর autocast-এ সবচেয়ে বড় কোন ছোট ব্যাচ ধরে।"""
+    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): AdamW-এ FP32 আর autocast-এ সবচেয়ে বড় কোন micro-batch ধরে।"""
     values, early = dict_answer(answer, ("fp32", "amp"), numbers=False)
     if early is not None:
         return early
     truth = _max_micro_batches(budget or MEMORY_BUDGET)
     hints = {"fp32": "fp32: AdamW-এ প্রতিটি ওজনের জন্য কয়টি FP32 সংখ্যা থাকে — ওজন, gradient, আর Adam-এর দুটি গড়? "
-                     "বাকি জায়গা activation-এর; ছোট ব্যাচ পূর্ণসংখ্যা, নিচের দিকে নাও।",
+                     "বাকি জায়গা activation-এর; micro-batch পূর্ণসংখ্যা, নিচের দিকে নাও।",
              "amp": "amp: autocast মডেল বদলায় না — ওজন, gradient আর Adam-এর অবস্থা কোন dtype-এ থাকে? তার ওপর "
                     "forward থেকে backward পর্যন্ত ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?"}
     return check_fields(values, truth, hints, "model state দুই ক্ষেত্রেই প্রতি ওজনে ১৬ বাইট; autocast বাঁচায় "
-                                              "activation-এ, আর তাতেই বড় ছোট ব্যাচ ধরে।")
+                                              "activation-এ, আর তাতেই বড় micro-batch ধরে।")
 
 
 OVERFLOW_FIXES = {

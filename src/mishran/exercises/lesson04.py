@@ -22,7 +22,7 @@ __all__ = ["BUGGY_ACCUMULATION_LOOP", "NO_SYNC_LOOPS", "PARTIAL_STEP", "RANK_TOK
 # ---------------------------------------------------------------- ০৪.১: epoch-এর শেষে অসম্পূর্ণ ধাপ
 
 PARTIAL_STEP = {"sizes": (8, 8, 6), "k": 4}
-"""অনুশীলনী ০৪.১: epoch-এর শেষ optimizer step-এ মাত্র তিনটি ছোট ব্যাচ (৮, ৮, ৬), অথচ লুপ k = ৪ ধরে loss / k করে।"""
+"""অনুশীলনী ০৪.১: epoch-এর শেষ optimizer step-এ মাত্র তিনটি micro-batch (৮, ৮, ৬), অথচ লুপ k = ৪ ধরে loss / k করে।"""
 
 
 def _example_weights(sizes, k: int) -> torch.Tensor:
@@ -42,14 +42,14 @@ def check_partial_step_weight(answer, step: dict | None = None) -> Verdict:
     q = step or PARTIAL_STEP
     total = _example_weights(q["sizes"], q["k"]).sum().item()
     if math.isclose(value, total, rel_tol=1e-3):
-        return say(True, f"{len(q['sizes'])}টি ছোট ব্যাচ, প্রতিটির গড় পায় মোট 1/{q['k']} ভার, উদাহরণ যতই থাকুক: "
+        return say(True, f"{len(q['sizes'])}টি micro-batch, প্রতিটির গড় পায় মোট 1/{q['k']} ভার, উদাহরণ যতই থাকুক: "
                           f"ধাপটি ঠিক মাপের {total:.2f} গুণ — SGD-তে এই ধাপের learning rate যেন ততটুকু। সারাতে ভাগ করো "
                           "এই ধাপের আসল উদাহরণের সংখ্যা দিয়ে, যা ধাপের আগেই গুনে রাখো।")
     if math.isclose(value, 1.0):
-        return say(False, "ঠিক নিয়মে (n_i / N) যোগফল ১ হতো, কিন্তু এই লুপ ভাগ করে k দিয়ে। এক একটি ছোট ব্যাচের গড় "
-                          "loss / k-এ মোট কত ভার পায়, আর এই ধাপে ছোট ব্যাচ কয়টি?")
-    return say(False, "একটি ছোট ব্যাচের গড় loss = তার উদাহরণগুলোর loss-এর যোগফল ÷ তার মাপ। তাকে k দিয়ে ভাগ করলে সেই "
-                      "ছোট ব্যাচের সব উদাহরণ মিলিয়ে কত ভার পায়? তারপর এই ধাপের সব ছোট ব্যাচ যোগ করো।")
+        return say(False, "ঠিক নিয়মে (n_i / N) যোগফল ১ হতো, কিন্তু এই লুপ ভাগ করে k দিয়ে। এক একটি micro-batch-এর গড় "
+                          "loss / k-এ মোট কত ভার পায়, আর এই ধাপে micro-batch কয়টি?")
+    return say(False, "একটি micro-batch-এর গড় loss = তার উদাহরণগুলোর loss-এর যোগফল ÷ তার মাপ। তাকে k দিয়ে ভাগ করলে সেই "
+                      "micro-batch-এর সব উদাহরণ মিলিয়ে কত ভার পায়? তারপর এই ধাপের সব micro-batch যোগ করো।")
 
 
 # ---------------------------------------------------------------- ০৪.২: no_sync() কোথায়

@@ -63,12 +63,12 @@ def _deepspeed_batch(config: dict, world_size: int) -> dict | str:
 def _describe(result: dict | str) -> str:
     if isinstance(result, str):
         return f"DeepSpeed আপত্তি করে (AssertionError): {result.split('. ')[-1]}"
-    return (f"DeepSpeed বানায় train_batch_size {result['train_batch_size']}, প্রতি GPU-তে ছোট ব্যাচ "
+    return (f"DeepSpeed বানায় train_batch_size {result['train_batch_size']}, প্রতি GPU-তে micro-batch "
             f"{result['train_micro_batch_size_per_gpu']}, k = {result['gradient_accumulation_steps']}")
 
 
 def check_config_on_fewer_gpus(answer, gpus: int = 2, max_micro: int = 16, target: int = 512) -> Verdict:
-    """অনুশীলনী ০৫.১: CONFIGS_FOR_8_GPUS-এর কোনটি gpus-টি GPU-তেও কার্যকর ব্যাচ target রাখে, ছোট ব্যাচ max_micro-র
+    """অনুশীলনী ০৫.১: CONFIGS_FOR_8_GPUS-এর কোনটি gpus-টি GPU-তেও কার্যকর ব্যাচ target রাখে, micro-batch max_micro-র
     বেশি না করে (বিকল্প A–D); সত্যটা DeepSpeed-এর নিজের DeepSpeedConfig থেকে।"""
     if is_blank(answer):
         return blank_verdict()
@@ -81,11 +81,11 @@ def check_config_on_fewer_gpus(answer, gpus: int = 2, max_micro: int = 16, targe
     got = results[key]
     if key in good:
         return say(True, f"{key}: {_describe(got)}। যে key দাওনি, DeepSpeed সেটা বাকি দুটি আর GPU-র সংখ্যা থেকে "
-                          "ভরে দেয়; তাই কার্যকর ব্যাচ আর ছোট ব্যাচ লিখে k বাদ রাখলে config যেকোনো GPU-সংখ্যায় চলে।")
+                          "ভরে দেয়; তাই কার্যকর ব্যাচ আর micro-batch লিখে k বাদ রাখলে config যেকোনো GPU-সংখ্যায় চলে।")
     if isinstance(got, dict) and got["train_batch_size"] != target:
         why = "কার্যকর ব্যাচ নীরবে বদলে গেছে — learning rate যে ব্যাচের জন্য ঠিক করেছিলে, সেটা আর নেই।"
     elif isinstance(got, dict):
-        why = f"কার্যকর ব্যাচ ঠিক আছে, কিন্তু প্রতি GPU-তে ছোট ব্যাচ {max_micro}-এর বেশি — মেমরিতে ধরবে না।"
+        why = f"কার্যকর ব্যাচ ঠিক আছে, কিন্তু প্রতি GPU-তে micro-batch {max_micro}-এর বেশি — মেমরিতে ধরবে না।"
     else:
         why = "তিনটি key-ই দিলে DeepSpeed নিজে কিছু ভরে না, শুধু গুণফল মেলায়।"
     return say(False, f"{key}: {gpus}টি GPU-তে {_describe(got)}। {why} বাকি বিকল্পগুলোয় DeepSpeed কোন key নিজে ভরে, "
@@ -193,7 +193,7 @@ def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
 
 
 def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int = 12) -> Verdict:
-    """অনুশীলনী ০৫.৪: BOUNDARY_ONLY_LOOP-এ n_micro-টি ছোট ব্যাচের পরে কয়টি optimizer step, আর .grad-এ কয়টি ছোট
+    """অনুশীলনী ০৫.৪: BOUNDARY_ONLY_LOOP-এ n_micro-টি micro-batch-এর পরে কয়টি optimizer step, আর .grad-এ কয়টি ছোট
     ব্যাচের gradient; উত্তর {"steps": ..., "grads": ...}, সত্যটা একটি আসল engine চালিয়ে।"""
     values, early = dict_answer(answer, ("steps", "grads"), need="দুটোই সংখ্যা চাই (numbers)")
     if early is not None:
@@ -206,4 +206,4 @@ def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int =
     return check_fields(values, truth, hints,
                         "engine নিজের ছোট ধাপ গোনে engine.step()-এর ভেতরে; সীমানার আগে step() না ডাকলে গোনা বাড়ে না, "
                         "সীমানাও আসে না — optimizer-এর ধাপ হয় না, আর gradient মোছে না বলে জমতেই থাকে। accumulation ১ "
-                        "হলে লুপটা ঠিক চলত বলে ভুলটা চোখে পড়ে শুধু k > ১-এ। তাই প্রতিটি ছোট ব্যাচে engine.step()।")
+                        "হলে লুপটা ঠিক চলত বলে ভুলটা চোখে পড়ে শুধু k > ১-এ। তাই প্রতিটি micro-batch-এ engine.step()।")
