@@ -13,6 +13,9 @@ from mishran.exercises import graded, lesson01, lesson02, lesson08
 @pytest.fixture
 def grading(monkeypatch):
     monkeypatch.setenv(graded.ENV, "1")
+    # outside Jupyter, whatever ran before in this process: another test file may have made an IPython shell
+    # (get_ipython() then answers), and the record would go to display() instead of the printed line read here
+    monkeypatch.setattr("IPython.get_ipython", lambda: None)
 
 
 def _said(capsys):
