@@ -234,12 +234,12 @@ class LabPage:
             self.page = None
             return
         self.page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabCloseIcon").first.click()
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # the browser fixture found Playwright
-        dialog = self.page.locator(".jp-Dialog .jp-Dialog-button", has_text=re.compile(r"Discard|Don.t Save"))
-        try:
-            dialog.first.click(timeout=3_000)
-        except PlaywrightTimeout:
-            pass                                             # nothing unsaved: no dialog
+        # either the tab closes at once, or JupyterLab asks about unsaved changes (a widget touched after saving)
+        self.page.wait_for_function("() => !document.querySelector('.jp-Notebook') || "
+                                    "document.querySelector('.jp-Dialog')", timeout=30_000)
+        discard = self.page.locator(".jp-Dialog .jp-Dialog-button", has_text=re.compile(r"Discard|Don.t Save"))
+        if discard.count():
+            discard.first.click()
         self.page.wait_for_function("() => !document.querySelector('.jp-Notebook')", timeout=30_000)
 
 
