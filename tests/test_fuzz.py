@@ -596,6 +596,7 @@ OWN_CALLS += [
     ("bench_model.count_flops", bench.count_flops, (SIZES,)),
     ("bench_model.as_sizes", bench_model.as_sizes, (SIZES,)),
     ("util.tensor_pairs", util.tensor_pairs, ([(IDX, IDX)],)),
+    ("util.each_pair", lambda mb: list(util.each_pair(mb)), ([(IDX, IDX)],)),   # a generator: drawn to the end
     ("capstone_check.load_run", capstone_check.load_run, (RUN_FILES[0],)),
     ("capstone_check.Run", capstone_check.Run, ("r.json", RUNS[0].data)),
     ("capstone_check.Part", capstone_check.Part, ("t", 1, 2, 3, ["x"])),

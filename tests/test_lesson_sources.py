@@ -35,7 +35,7 @@ SHOWN = {
                                     "sync(device)", "max_memory_allocated()", "release(device)"],
     },
     "04_gradient_accumulation": {
-        "mishran.train.amp_step": ["for i, (x, y) in enumerate(_each_pair(micro_batches))", "loss = loss / k",
+        "mishran.train.amp_step": ["for i, (x, y) in enumerate(each_pair(micro_batches))", "loss = loss / k",
                                    "scaler.scale(loss).backward()", "scaler.unscale_(optimizer)",
                                    "scaler.step(optimizer)", "scaler.update()", "optimizer.zero_grad("],
     },
@@ -263,7 +263,7 @@ def test_the_accumulation_step_does_the_optimizer_work_only_at_the_boundary():
         return len(line) - len(line.lstrip())
 
     inside = indent("scaler.scale(loss).backward()")
-    assert indent("loss = loss / k") > indent("for i, (x, y) in enumerate(_each_pair(micro_batches))")
+    assert indent("loss = loss / k") > indent("for i, (x, y) in enumerate(each_pair(micro_batches))")
     for boundary in ("scaler.unscale_(optimizer)", "scaler.step(optimizer)", "scaler.update()",
                      "optimizer.zero_grad("):
         assert indent(boundary) < inside, boundary

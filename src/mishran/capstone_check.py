@@ -54,11 +54,7 @@ class Run:
         if not isinstance(self.data, dict) or not isinstance(self.data.get("config"), dict):
             raise CheckError(f"{self.name}: data হবে `--out`-এর JSON (a run record with a config); load_run(path) দিয়ে "
                              "পড়ো।")
-        _require(self.name, self.data, REQUIRED, "")
-        _require(self.name, self.data["config"], CONFIG_REQUIRED, "config.")
-        if not isinstance(self.data["losses"], list) or not isinstance(self.data["start_step"], int):
-            raise CheckError(f"{self.name}: 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা (malformed run); "
-                             "ফাইলটি হাতে বদলানো হয়নি তো? run-টা আবার চালাও।")
+        _check_record(self.name, self.data)
 
     @property
     def config(self) -> dict:
@@ -132,14 +128,19 @@ def load_run(path) -> Run:
     if not isinstance(data, dict):
         raise CheckError(f"{path}: JSON-এর ভেতরে একটি object ({{...}}) চাই, পেয়েছি {type(data).__name__} "
                          "(not a run record); `--out`-এর লেখা ফাইল দাও।")
-    _require(path, data, REQUIRED, "")
-    if not isinstance(data["config"], dict):
-        raise CheckError(f"{path}: 'config' একটি object হওয়ার কথা (malformed config); ফাইলটি আবার লেখাও।")
-    _require(path, data["config"], CONFIG_REQUIRED, "config.")
-    if not isinstance(data["losses"], list) or not isinstance(data["start_step"], int):
-        raise CheckError(f"{path}: 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা (malformed run); "
-                         "ফাইলটি হাতে বদলানো হয়নি তো? run-টা আবার চালাও।")
+    _check_record(path, data)                 # here, so that a message names the whole path
     return Run(path.name, data)
+
+
+def _check_record(where, data: dict) -> None:
+    """একটি run-এর JSON-এ capstone.run যা সবসময় লেখে তা আছে কি না (load_run আর Run দুজনেরই যাচাই)।"""
+    _require(where, data, REQUIRED, "")
+    if not isinstance(data["config"], dict):
+        raise CheckError(f"{where}: 'config' একটি object হওয়ার কথা (malformed config); ফাইলটি আবার লেখাও।")
+    _require(where, data["config"], CONFIG_REQUIRED, "config.")
+    if not isinstance(data["losses"], list) or not isinstance(data["start_step"], int):
+        raise CheckError(f"{where}: 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা (malformed run); "
+                         "ফাইলটি হাতে বদলানো হয়নি তো? run-টা আবার চালাও।")
 
 
 def _require(path, data: dict, keys, prefix: str) -> None:

@@ -26,7 +26,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .precision import autocast, check, grad_scaler
-from .util import as_bool, as_device, device_type, finite_float, positive_int
+from .util import as_bool, as_device, device_type, each_pair, finite_float, positive_int
 
 __all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
            "rng_state", "set_rng_state"]
@@ -261,7 +261,7 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
         clip_norm = finite_float(clip_norm, "clip_norm (or None)", positive=True)
     k = accumulation_steps if accumulation_steps is not None else len(micro_batches)
     losses = []
-    for i, (x, y) in enumerate(_each_pair(micro_batches)):
+    for i, (x, y) in enumerate(each_pair(micro_batches)):
         with sync(i, k) if sync is not None else contextlib.nullcontext():   # DDP: allreduce শুধু শেষটিতে
             with ctx:                                       # শুধু forward আর loss; backward বাইরে
                 loss = model(x, y)[1] if loss_fn is None else loss_fn(model(x), y)
@@ -279,15 +279,6 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     scaler.update()                                         # inf/NaN পেলে scale অর্ধেক, নইলে মাঝে মাঝে দ্বিগুণ
     optimizer.zero_grad(set_to_none=True)                   # সীমানায় একবার; প্রতি micro-step-এ করলে কিছুই জমত না
     return sum(losses), grad_norm
-
-
-def _each_pair(micro_batches):
-    """micro-batch-গুলো একটি একটি করে, প্রতিটি (x, y) দুটি tensor কি না দেখে (generator হলে লাগার ঠিক আগে)।"""
-    for pair in micro_batches:
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(t, torch.Tensor) for t in pair):
-            raise TypeError(f"প্রতিটি micro-batch হবে (x, y) দুটি tensor (each micro-batch must be a pair of tensors); "
-                            f"পেয়েছি {pair!r}")
-        yield pair
 
 
 def _check_step_args(model, optimizer, scaler, ctx, micro_batches, accumulation_steps, loss_fn, sync) -> None:

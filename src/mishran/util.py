@@ -14,7 +14,7 @@ import socket
 from packaging.version import InvalidVersion, Version
 
 __all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device", "package_version",
-           "parse_version", "version_at_least", "course_requirements", "free_port", "tensor_pairs"]
+           "parse_version", "version_at_least", "course_requirements", "free_port", "each_pair", "tensor_pairs"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -173,15 +173,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def tensor_pairs(micro_batches) -> list:
-    """micro-batch-এর তালিকা, প্রতিটি (x, y) দুটি tensor (পাঠ ০৫-এর engine_step); নইলে পরিষ্কার বার্তা।"""
+def each_pair(micro_batches):
+    """micro-batch-গুলো একটি একটি করে (পাঠ ০৩-এর amp_step, পাঠ ০৫-এর engine_step), প্রতিটি (x, y) দুটি tensor কি না
+    দেখে; generator দিলে প্রতিটি যাচাই হয় লাগার ঠিক আগে। ভুল জিনিসে পরিষ্কার বার্তা।"""
     import torch
 
     if isinstance(micro_batches, (str, bytes, dict, torch.Tensor)) or not hasattr(micro_batches, "__iter__"):
         raise TypeError(f"micro_batches হবে (x, y)-এর তালিকা (micro_batches must be a list of (x, y) pairs); পেয়েছি "
                         f"{micro_batches!r}")
-    pairs = list(micro_batches)
-    if not all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(t, torch.Tensor) for t in p)
-               for p in pairs):
-        raise TypeError("প্রতিটি micro-batch হবে (x, y) দুটি tensor (each micro-batch must be a pair of tensors)")
-    return pairs
+
+    def checked():
+        for pair in micro_batches:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2 or \
+                    not all(isinstance(t, torch.Tensor) for t in pair):
+                raise TypeError(f"প্রতিটি micro-batch হবে (x, y) দুটি tensor (each micro-batch must be a pair of "
+                                f"tensors); পেয়েছি {pair!r}")
+            yield pair
+    return checked()
+
+
+def tensor_pairs(micro_batches) -> list:
+    """micro-batch-এর তালিকা, প্রতিটি (x, y) দুটি tensor (পাঠ ০৫-এর engine_step); নইলে পরিষ্কার বার্তা।"""
+    return list(each_pair(micro_batches))
