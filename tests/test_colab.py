@@ -10,7 +10,8 @@ What is checked, end to end:
 - a fresh runtime without matplotlib loaded: the cell installs the course and the lesson's imports work;
 - the normal first run (matplotlib 3.10 loaded): the cell installs, then stops Run all (the kernel aborts every
   later cell) with the Bengali restart message; after a restart it does not stop and the lesson's imports work;
-- the same two paths for every lesson, with the template's setup cell (tools/colab.py) in place of the stored one;
+- the same two paths for every lesson, with the template's setup cell (tools/colab.py) in place of the stored one
+  (one kernel before the restart and one after it, each running the lessons in turn);
 - a wrong repository address and a failing pip each stop with a Bengali explanation;
 - a re-run after the course changed installs the new commit and asks for a restart;
 - a pinned setup cell (a teacher's `make host ... REF=`) installs the tag's commit, or the given full commit hash,
@@ -334,28 +335,42 @@ def test_after_the_restart_the_cell_does_not_stop_and_the_lessons_imports_work(f
     assert_course_is_the_installed_one(res[-1][1], first_run["runtime"])
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
-def test_every_lesson_stops_before_a_restart_and_runs_after_it(first_run, path):
-    rt = first_run["runtime"]                          # the course is installed there (shared, to stay fast)
-    sources, until_imports = lesson_cells(path)
+@pytest.fixture(scope="module")
+def every_lesson(first_run):
+    """Every lesson in the runtime first_run installed the course into: before a restart (matplotlib 3.10 loaded),
+    each lesson's Run all in turn; after the restart, each lesson up to its imports, 00–01 all the way through
+    (00 is where the old matplotlib used to fail, at its Bengali figure; nbval runs every lesson in full).
+    One kernel for each side of the restart, not two per lesson: the setup cell keeps nothing in the kernel (it
+    fetches the course, then looks at what is installed and which matplotlib is imported), so it meets the same
+    runtime in a kernel that ran other lessons before; starting 18 kernels was most of this module's time."""
+    rt = first_run["runtime"]
+    cells = {path.name[:2]: lesson_cells(path) for path in NOTEBOOKS}
+    stale, after = {}, {}
     km, kc = rt.kernel(old_mpl_on_path=True)           # matplotlib 3.10 loaded, as on a fresh runtime
     try:
-        stale = run_all(kc, sources)
+        for lesson, (sources, _) in cells.items():
+            stale[lesson] = run_all(kc, sources)
     finally:
         shutdown(km, kc)
-    assert stale[0][0] == "error" and "Runtime → Restart session" in stale[0][1], stale[0]
-    assert all(s == "aborted" for s, _ in stale[1:])
     km, kc = rt.kernel()                               # after the restart
-    # lessons 00–01 (quick; 00 is where the old matplotlib used to fail, at its Bengali figure) run all the way
-    # through; the others up to their imports, to keep the test short (nbval runs every lesson in full)
-    whole = path.name[:2] in COMPLETE_AFTER_RESTART
     try:
-        res = run_all(kc, (sources if whole else until_imports) + [CHECK_COURSE])
+        for lesson, (sources, until_imports) in cells.items():
+            whole = lesson in COMPLETE_AFTER_RESTART
+            after[lesson] = run_all(kc, (sources if whole else until_imports) + [CHECK_COURSE])
     finally:
         shutdown(km, kc)
+    return {"stale": stale, "after": after, "runtime": rt}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_every_lesson_stops_before_a_restart_and_runs_after_it(every_lesson, path):
+    lesson = path.name[:2]
+    stale, res = every_lesson["stale"][lesson], every_lesson["after"][lesson]
+    assert stale[0][0] == "error" and "Runtime → Restart session" in stale[0][1], stale[0]
+    assert len(stale) > 1 and all(s == "aborted" for s, _ in stale[1:]), [s for s, _ in stale]
     assert [s for s, _ in res] == ["ok"] * len(res), [r for r in res if r[0] != "ok"][:1]
-    assert_course_is_the_installed_one(res[-1][1], rt)
-    if path.name[:2] in colab.DEEPSPEED_LESSONS:
+    assert_course_is_the_installed_one(res[-1][1], every_lesson["runtime"])
+    if lesson in colab.DEEPSPEED_LESSONS:
         assert "deepspeed" in res[0][1] or "এই সংস্করণই" in res[0][1]
 
 
