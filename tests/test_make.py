@@ -33,8 +33,8 @@ case "$1 $2" in
 esac
 exec {sys.executable} "$@"
 """
-# What a surrounding run may set (CI exports TORCH_SPEC; `make test` passes MAKEFLAGS down).
-_OUTER = {"TORCH_SPEC", "TORCH_PIP_ARGS", "PYTHON", "VENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+# What a surrounding run may set (CI exports TORCH_SPEC and UV; `make test` passes MAKEFLAGS down).
+_OUTER = {"TORCH_SPEC", "TORCH_PIP_ARGS", "UV", "PYTHON", "VENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
 
 
 @pytest.fixture

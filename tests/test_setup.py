@@ -32,9 +32,9 @@ esac
 """
 
 
-# Variables a surrounding run may set (CI exports TORCH_SPEC; `make test` passes MAKEFLAGS down): the make under
+# Variables a surrounding run may set (CI exports TORCH_SPEC and UV; `make test` passes MAKEFLAGS down): the make under
 # test must see only what each test gives it.
-_OUTER = {"TORCH_SPEC", "TORCH_PIP_ARGS", "PYTHON", "VENV", "LAB_ARGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+_OUTER = {"TORCH_SPEC", "TORCH_PIP_ARGS", "UV", "PYTHON", "VENV", "LAB_ARGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
 
 
 def _make(*args, env=None, cwd=ROOT):
