@@ -8,6 +8,10 @@ tests/data/capstone/ holds five real, tiny runs of the capstone CLI on a CPU (to
   bf16_s0.json          --precision bf16 --seed 0
   bf16_s1.json          --precision bf16 --seed 1
 Six steps do not beat the bigram; a test that needs a beaten bigram lowers one run's held-out bpc.
+Two more are real GPU runs, the T4 configuration of docs/colab.md on an H200 behaving as a T4
+(MISHRAN_SIMULATE_CC=7.5, torch 2.11.0+cu130, 2026-12-02): `--size gpu --steps 1200 --eval-every 200 --micro-batch 32
+--accumulation-steps 2 --lr 1e-3 --dropout 0.2`, t4sim_fp16.json with `--precision fp16` (GradScaler) and
+t4sim_fp32.json with `--precision fp32`.
 """
 import copy
 import json
@@ -160,3 +164,14 @@ def test_command_line(tmp_path, capsys):
     assert cc.main([str(DATA / "fp32_s0.json"), str(_write(tmp_path, "x.json", "{}"))]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("ভুল: ") and "missing fields" in captured.err
+
+
+def test_the_t4_runs_beat_the_bigram_but_one_seed_cannot_tell_precision_from_noise():
+    fp16, fp32 = (cc.load_run(DATA / f"t4sim_{p}.json") for p in ("fp16", "fp32"))
+    assert cc.finished(fp16) and cc.finished(fp32) and not fp16.resumed
+    assert fp16.data["loss_scales"] and not fp16.data["skipped_steps"]           # FP16 with a GradScaler
+    bigram, precision, resume = cc.check_runs([fp16, fp32])
+    assert bigram.points == 20 and "t4sim_fp32.json" in bigram.lines[0] and "1.257 bpc কম" in bigram.lines[0]
+    assert precision.measurable == 12 and 0 < precision.points < 12          # one seed: partial credit only
+    assert "0.0191 bpc" in precision.lines[0] and "দ্বিতীয় seed নেই" in precision.lines[1]
+    assert resume.points == 0
