@@ -29,6 +29,7 @@ import torch.nn as nn
 
 from mishran.bench_model import FP8_LINEARS, BenchSizes, ReferenceTransformer, as_sizes, count_flops, count_parameters
 from mishran.hardware import PEAK_SOURCE, PEAK_TFLOPS, default_device, device_report, peak_tflops
+from mishran.metrics import mfu
 from mishran.precision import autocast, grad_scaler
 from mishran.train import TrainConfig, amp_step, train
 from mishran.util import as_bool, as_device, device_type, finite_float, package_version, positive_int
@@ -314,7 +315,7 @@ def run(sizes: BenchSizes, device: str, modes=MODES, compare: bool = False, repo
             continue
         r["tflops"] = flops / r["step_s"] / 1e12
         r["peak_tflops"] = peaks.get(spec.peak_key)
-        r["fraction_of_peak"] = r["tflops"] / r["peak_tflops"] if r["peak_tflops"] else None
+        r["fraction_of_peak"] = mfu(flops, r["step_s"], r["peak_tflops"])     # কোর্সের একটিই MFU সূত্র
         r["final_loss"] = r["losses"][-1]
         if spec.precision == "bf16" and device == "cuda" and not report.bf16:
             r["note"] = "এই GPU-তে BF16 hardware নেই; emulation"
