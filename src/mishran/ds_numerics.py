@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from mishran.util import as_bool, as_seed, positive_int
+from mishran.util import as_bool, as_seed, positive_int, tensor_pairs
 
 __all__ = ["accumulation_error", "accumulation_errors", "OneBlockLM", "fp64_reference", "compare_with_reference"]
 
@@ -45,17 +45,6 @@ def _module(module):
     return module
 
 
-def _pairs(batches) -> list:
-    """(x, y) tensor-জোড়ার তালিকা, নইলে পরিষ্কার বার্তা।"""
-    if isinstance(batches, (str, bytes, dict, torch.Tensor)) or not hasattr(batches, "__iter__"):
-        raise TypeError(f"ব্যাচগুলো হবে (x, y)-এর তালিকা (batches must be a list of (x, y) pairs); পেয়েছি {batches!r}")
-    pairs = list(batches)
-    if not all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(t, torch.Tensor) for t in p)
-               for p in pairs):
-        raise TypeError("প্রতিটি ব্যাচ হবে (x, y) দুটি tensor (each batch must be a pair of tensors)")
-    return pairs
-
-
 def accumulation_error(engine, micro_batches) -> dict:
     """engine-এর এক optimizer step-এর micro-batch-গুলো চালিয়ে, optimizer যে জমানো gradient পায় তার ভুল মাপে (পাঠ ০৫)।
 
@@ -69,7 +58,7 @@ def accumulation_error(engine, micro_batches) -> dict:
     """
     from deepspeed.utils import safe_get_full_grad
 
-    micro_batches = _pairs(micro_batches)
+    micro_batches = tensor_pairs(micro_batches)
     k = _engine(engine).gradient_accumulation_steps()
     if len(micro_batches) != k:
         raise ValueError(f"micro-batch {len(micro_batches)}টি, কিন্তু engine-এর gradient_accumulation_steps {k} "
@@ -107,7 +96,7 @@ def accumulation_errors(engine, micro_batches, ks) -> dict:
     জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
     (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
     """
-    micro_batches, engine = _pairs(micro_batches), _engine(engine)
+    micro_batches, engine = tensor_pairs(micro_batches), _engine(engine)
     if isinstance(ks, (str, bytes, torch.Tensor)) or not hasattr(ks, "__iter__") or not all(
             isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
         raise TypeError(f"ks হবে ধনাত্মক পূর্ণসংখ্যার তালিকা, যেমন [64, 16, 4] (ks must be positive integers); "
@@ -177,7 +166,7 @@ class OneBlockLM(nn.Module):
 
 def fp64_reference(model: nn.Module, batches) -> dict:
     """model-এর একটি FP64 কপিতে (একই ওজন, model বদলায় না): প্রতিটি ব্যাচের loss, আর প্রথম ব্যাচের gradient (পাঠ ০৫)।"""
-    batches, model = _pairs(batches), _module(model)
+    batches, model = tensor_pairs(batches, "batches"), _module(model)
     if not batches:
         raise ValueError("অন্তত একটি (x, y) ব্যাচ দাও (at least one batch is needed)")
     ref = copy.deepcopy(model).double()
@@ -202,7 +191,7 @@ def compare_with_reference(forward, module: nn.Module, batches, reference: dict,
     ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
     gradients=False হলে None)}।
     """
-    batches, module = _pairs(batches), _module(module)
+    batches, module = tensor_pairs(batches, "batches"), _module(module)
     if not batches or not callable(forward) or not (backward is None or callable(backward)) or not callable(context) \
             or not isinstance(reference, dict) or not {"losses", "grads"} <= set(reference):
         raise TypeError("forward, context (আর backward থাকলে) function হবে, batches খালি নয়, reference হবে "

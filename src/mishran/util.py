@@ -173,25 +173,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def each_pair(micro_batches):
+def each_pair(micro_batches, name: str = "micro_batches"):
     """micro-batch-গুলো একটি একটি করে (পাঠ ০৩-এর amp_step, পাঠ ০৫-এর engine_step), প্রতিটি (x, y) দুটি tensor কি না
-    দেখে; generator দিলে প্রতিটি যাচাই হয় লাগার ঠিক আগে। ভুল জিনিসে পরিষ্কার বার্তা।"""
+    দেখে; generator দিলে প্রতিটি যাচাই হয় লাগার ঠিক আগে। ভুল জিনিসে পরিষ্কার বার্তা, যাতে name থাকে।"""
     import torch
 
     if isinstance(micro_batches, (str, bytes, dict, torch.Tensor)) or not hasattr(micro_batches, "__iter__"):
-        raise TypeError(f"micro_batches হবে (x, y)-এর তালিকা (micro_batches must be a list of (x, y) pairs); পেয়েছি "
+        raise TypeError(f"{name} হবে (x, y)-এর তালিকা ({name} must be a list of (x, y) pairs); পেয়েছি "
                         f"{micro_batches!r}")
 
     def checked():
         for pair in micro_batches:
             if not isinstance(pair, (tuple, list)) or len(pair) != 2 or \
                     not all(isinstance(t, torch.Tensor) for t in pair):
-                raise TypeError(f"প্রতিটি micro-batch হবে (x, y) দুটি tensor (each micro-batch must be a pair of "
-                                f"tensors); পেয়েছি {pair!r}")
+                raise TypeError(f"{name}-এর প্রতিটি জিনিস হবে (x, y) দুটি tensor (each item of {name} must be a pair "
+                                f"of tensors); পেয়েছি {pair!r}")
             yield pair
     return checked()
 
 
-def tensor_pairs(micro_batches) -> list:
-    """micro-batch-এর তালিকা, প্রতিটি (x, y) দুটি tensor (পাঠ ০৫-এর engine_step); নইলে পরিষ্কার বার্তা।"""
-    return list(each_pair(micro_batches))
+def tensor_pairs(micro_batches, name: str = "micro_batches") -> list:
+    """(x, y) tensor-জোড়ার তালিকা, সবগুলো আগেই যাচাই করা (পাঠ ০৫-এর engine_step, ds_numerics); নইলে পরিষ্কার বার্তা।"""
+    return list(each_pair(micro_batches, name))
