@@ -22,6 +22,7 @@ from torch.autograd import DeviceType
 from torch.utils.flop_counter import FlopCounterMode
 
 from mishran import bench
+from mishran.bench_model import as_sizes
 from mishran.hardware import default_device, device_report
 from mishran.metrics import mfu  # MFU-র সূত্র একটাই; পাঠ ০৭ ডাকে speed.mfu(flops, step_s, peak)
 from mishran.precision import autocast, grad_scaler
@@ -38,11 +39,6 @@ _ATTENTION = re.compile(r"attention|flash|fmha|sdpa|softmax_backward_data", re.I
 _MATMUL = re.compile(r"\b(aten::)?(mm|addmm|bmm|baddbmm|matmul|_scaled_mm|linear)\b|^(mm|addmm|bmm)backward|"
                      r"gemm|cutlass|xmma|sm90_|extern_kernels\.(mm|addmm|bmm)", re.I)
 _OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)|adam|^aten::_foreach_|^aten::_fused_", re.I)
-
-
-def _sizes(sizes) -> None:
-    if not isinstance(sizes, bench.BenchSizes):
-        raise TypeError(f"sizes হবে একটি bench.BenchSizes (sizes must be a BenchSizes); পেয়েছি {sizes!r}")
 
 
 def categorize(name: str, in_optimizer: bool = False) -> str:
@@ -98,7 +94,7 @@ def profile_step(mode: str, sizes: bench.BenchSizes, device: str, steps: int = 3
     "top": প্রথম ১২টি, "wall_s": এক step-এর ঘড়ির সময়}
     """
     spec = bench.mode_spec(mode)
-    _sizes(sizes)
+    as_sizes(sizes)
     if positive_int(steps, "steps") > 1000:
         raise ValueError(f"steps অবাস্তব রকম বড় (too many steps; at most 1000); পেয়েছি {steps}")
     model, forward, optimizer, x, y = bench.build(mode, sizes, device)
@@ -162,7 +158,7 @@ def fp8_matmul_share(sizes: bench.BenchSizes) -> float:
     torchao শুধু bench.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।
     meta device-এ FlopCounterMode দিয়ে প্রতিটি module-এর FLOP গোনা, তাই মেমরি বা হিসাব লাগে না।
     """
-    _sizes(sizes)
+    as_sizes(sizes)
     with torch.device("meta"):
         model = bench.ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
         x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
@@ -259,7 +255,7 @@ def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu
 
 def vocab_sweep(sizes: bench.BenchSizes, device: str, vocabs=(8192, 8191, 8256), mode: str = "bf16") -> list:
     """একই মডেল, শুধু vocab বদলে: ৬৪-এর গুণিতক বনাম এক কম/বেশি — এক step-এর সময় (পাঠ ০৭)।"""
-    _sizes(sizes)
+    as_sizes(sizes)
     if not isinstance(vocabs, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in vocabs):
         raise TypeError(f"vocabs হবে পূর্ণসংখ্যার তালিকা, যেমন (8192, 8191) (vocabs must be a list of integers); "
                         f"পেয়েছি {vocabs!r}")
