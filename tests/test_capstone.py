@@ -131,8 +131,10 @@ def test_vocabulary_share_counts_words():
 
 
 def test_resume_in_a_fresh_process_is_exact(tmp_path):
+    # with a learning-rate warm-up and cosine decay: the rate is a function of the step, so nothing else is saved
     common = ["--cpu", "--size", "tiny", "--precision", "fp32", "--micro-batch", "4", "--accumulation-steps", "2",
-              "--steps", "8", "--eval-every", "4", "--eval-chars", "2000", "--dropout", "0.1", "--warmup", "0"]
+              "--steps", "8", "--eval-every", "4", "--eval-chars", "2000", "--dropout", "0.1", "--warmup", "0",
+              "--lr-warmup", "3", "--lr-decay"]
     ckpt = tmp_path / "ckpt.pt"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
@@ -147,6 +149,9 @@ def test_resume_in_a_fresh_process_is_exact(tmp_path):
     assert len(full["losses"]) == 8 and resumed["start_step"] == 4 and len(resumed["losses"]) == 4
     assert resumed["losses"] == full["losses"][4:]            # বিটে বিটে একই, approx নয়
     assert resumed["curve"] == [c for c in full["curve"] if c["step"] > 4]
+    # the best checkpoint travels in the checkpoint: the resumed run reports the whole run's best
+    assert (resumed["heldout_bpc"], resumed["best_step"]) == (full["heldout_bpc"], full["best_step"])
+    assert full["heldout_bpc"] == min(c["bpc"] for c in full["curve"])
     # একই seed-এ শুরু থেকে আবার চালালে এই loss আসে না: resume সত্যিই checkpoint থেকে চলছে
     assert full["losses"][:4] != full["losses"][4:]
     # mishran.capstone_check reads these very files (what the CLI writes) and finds the pair bit-exact
@@ -243,3 +248,74 @@ def test_a_run_decides_precision_once_for_its_report_config_and_mfu(spy_speed, z
     else:                                          # DeepSpeed: the config enables that same precision, one step each
         assert out["engine"] == "deepspeed" and precision.from_ds_config(out["ds_config"]) == decided
         assert spy_speed["engine_steps"] == [2, 2] and len(out["losses"]) == 2
+
+
+# ---------------------------------------------------------------- best checkpoint, early stopping, learning rate
+
+@pytest.fixture(scope="module")
+def forty():
+    return literature.LiteratureData(literature.load_pieces()[:40])
+
+
+def test_the_run_returns_the_best_heldout_model_not_the_last(forty):
+    # lr 0.05 on the tiny model: held-out bpc is lowest after the first step, then rises (a run that overshoots)
+    cfg = capstone.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
+                                  eval_chars=600, sample_tokens=2, lr=0.05, device="cpu", warmup=0)
+    report, model = capstone.run(cfg, data=forty, return_model=True)
+    bpcs = [c["bpc"] for c in report["curve"]]
+    assert report["best_step"] != 8 and report["final_bpc"] == bpcs[-1] > min(bpcs)     # the last is not the best
+    assert report["heldout_bpc"] == min(bpcs) == bpcs[report["best_step"] - 1]
+    # measured again, independently, on the model the run handed back: it is the best one's weights
+    assert metrics.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == report["heldout_bpc"]
+    assert all(c["train_bpc"] > 0 for c in report["curve"])
+
+
+def test_patience_stops_the_run_after_that_many_evaluations_without_a_new_best(forty):
+    cfg = capstone.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
+                                  eval_chars=600, sample_tokens=2, lr=0.05, device="cpu", warmup=0, patience=2)
+    report = capstone.run(cfg, data=forty)
+    bpcs = [c["bpc"] for c in report["curve"]]
+    best = bpcs.index(min(bpcs))
+    assert report["stopped_early"] and len(report["losses"]) == len(bpcs) == best + 3 < 8
+
+
+def test_best_checkpoint_keeps_a_copy_of_the_best_weights():
+    net = nn.Linear(2, 1)
+    best = capstone.BestCheckpoint(patience=2)
+    nn.init.constant_(net.weight, 1.0)
+    assert best.update(net, 10, 3.0)
+    nn.init.constant_(net.weight, 2.0)
+    assert best.update(net, 20, 2.0)
+    nn.init.constant_(net.weight, 3.0)
+    assert not best.update(net, 30, 2.5) and not best.stop
+    assert not best.update(net, 40, 2.0) and best.stop            # equal is not better; two without a new best
+    best.restore(net)
+    assert torch.equal(net.weight, torch.full((1, 2), 2.0)) and (best.step, best.bpc) == (20, 2.0)
+    again = capstone.BestCheckpoint()
+    again.load_state_dict(best.state_dict())
+    assert (again.step, again.bpc, again.since) == (20, 2.0, 2)
+
+
+def test_learning_rate_warms_up_then_follows_a_cosine_to_a_tenth():
+    cfg = capstone.CapstoneConfig(lr=1.0, steps=14, lr_warmup=4, lr_decay=True)
+    lr_at = capstone.lr_schedule(cfg)
+    # warm-up (s + 1)/4; cosine over steps 4..14: half-way (step 9) is 0.1 + 0.9/2, the end a tenth
+    expected = {0: 0.25, 1: 0.5, 3: 1.0, 4: 1.0, 9: 0.55, 14: 0.1, 20: 0.1}
+    assert {s: round(lr_at(s), 12) for s in expected} == expected
+    flat = capstone.lr_schedule(capstone.CapstoneConfig(lr=0.5, steps=14, lr_warmup=2))
+    assert [flat(s) for s in (0, 1, 2, 13)] == [0.25, 0.5, 0.5, 0.5]
+
+
+def test_train_sets_the_scheduled_rate_before_each_step():
+    from mishran.train import TrainConfig, train
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=9.0)
+    seen = []
+
+    def batch():                                    # drawn after the rate for this step is set
+        seen.append(opt.param_groups[0]["lr"])
+        return torch.ones(3, 2), torch.zeros(3, 1)
+
+    train(net, opt, batch, TrainConfig(steps=4), start_step=5, loss_fn=nn.functional.mse_loss,
+          lr_at=lambda step: step / 100)
+    assert seen == [0.05, 0.06, 0.07, 0.08]

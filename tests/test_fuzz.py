@@ -519,7 +519,7 @@ DS_CONFIG = ds_config.config_for_device(micro_batch=2, precision="bf16", device=
 CAPSTONE = dict(size="tiny", precision="fp32", micro_batch=1, accumulation_steps=1, zero_stage=None, steps=1,
                 lr=1e-3, dropout=0.0, clip_norm=1.0, seed=0, eval_every=1, eval_chars=8, warmup=0, device="cpu",
                 checkpoint_path=None, save_at=None, resume_from=None, prompt="অ", sample_tokens=1, temperature=0.8,
-                top_k=2, progress=False)
+                top_k=2, progress=False, patience=None, compile=False, lr_warmup=0, lr_decay=False)
 
 
 @functools.cache
@@ -573,6 +573,12 @@ OWN_CALLS += [
     # capstone: every switch, and one step of a run on the four pieces
     ("capstone.CapstoneConfig", capstone.CapstoneConfig, (), CAPSTONE),
     ("capstone.run", capstone.run, (capstone.CapstoneConfig(**CAPSTONE), LIT, False)),
+    ("capstone.lr_schedule", capstone.lr_schedule, (capstone.CapstoneConfig(**CAPSTONE),)),
+    ("capstone.BestCheckpoint", capstone.BestCheckpoint, (2,)),
+    ("capstone.BestCheckpoint.update", capstone.BestCheckpoint().update, (LINEAR, 0, 2.5)),
+    ("capstone.BestCheckpoint.restore", capstone.BestCheckpoint().restore, (LINEAR,)),
+    ("capstone.BestCheckpoint.load_state_dict", capstone.BestCheckpoint().load_state_dict,
+     (capstone.BestCheckpoint().state_dict(),)),
     # metrics
     ("metrics.flops_per_token", metrics.flops_per_token, (Fresh(_tiny_gpt),)),
     ("metrics.peak_tflops_for", metrics.peak_tflops_for, ("NVIDIA H200", "bf16")),
@@ -708,7 +714,7 @@ NO_ARGUMENTS = {"ds_config.cpu_accelerator_if_no_gpu", "hardware.simulated_capab
                 "scaling.DynamicLossScaler.state_dict", "scaling.FormatRegions.bands",
                 "scaling.UnderflowReport.as_dict", "hardware.DeviceReport.lines",
                 "quantize.DynamicInt8Linear.extra_repr", "literature.literature_path", "literature.provenance",
-                "capstone.recorded_h200", "train.StepBookkeeper.finish", "bench.has_cxx_compiler",
+                "capstone.recorded_h200", "capstone.BestCheckpoint.state_dict", "train.StepBookkeeper.finish", "bench.has_cxx_compiler",
                 "speed.fp8_recipes", "memory.Ledger.rows", "memory.Ledger.per_parameter", "memory.Ledger.as_dict",
                 "ds.current_engine", "ds.loss_scale_messages", "ds.LossScaleLog.record", "ds.LossScaleLog.as_dicts",
                 "ds.LossScaleLog.close", "ds_config.cpu_supports_fp16", "util.free_port"}

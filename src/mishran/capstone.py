@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import importlib.resources
 import json
+import math
 import numbers
 import os
 import platform
@@ -62,7 +63,7 @@ from mishran.train import TrainConfig, load_checkpoint, save_checkpoint, train
 from mishran.util import as_bool, as_seed, device_type, finite_float, positive_int
 
 # পাঠ ০৮ সব নাম এই এক দরজা দিয়ে পায়: নিজের (SIZES থেকে main) আর সংকলন ও মাপকাঠির নামগুলো
-__all__ = ["SIZES", "CapstoneConfig", "run", "recorded_h200", "main",
+__all__ = ["SIZES", "CapstoneConfig", "BestCheckpoint", "lr_schedule", "run", "recorded_h200", "main",
            "LITERATURE_FILE", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
            "LiteratureData", "BatchStream",
            "bits_per_char", "bigram_bpc", "heldout_bpc", "sample", "vocabulary_share", "flops_per_token"]
@@ -94,7 +95,11 @@ class CapstoneConfig:
     zero_stage: None = PyTorch-এর AMP loop (mishran.train); 0–3 = DeepSpeed engine, ZeRO stage;
     steps: optimizer step; eval_every: কত step পরপর held-out bpc; eval_chars: held-out-এর কতটুকু মাপা হবে
     (None = পুরোটা); warmup: সময় মাপায় বাদ যাওয়া শুরুর step; checkpoint_path + save_at: ওই step-এ
-    checkpoint লেখা; resume_from: checkpoint থেকে চালু (শুধু zero_stage=None)।
+    checkpoint লেখা; resume_from: checkpoint থেকে চালু (শুধু zero_stage=None);
+    patience: এতগুলো মূল্যায়নে held-out bpc না কমলে থামা (early stopping; None = কখনো না);
+    compile: torch.compile (শুধু zero_stage=None; বড় মডেলে GPU-তে লাভ, পাঠ ০৭);
+    lr_warmup, lr_decay: learning rate প্রথম lr_warmup step-এ ০ থেকে lr-এ ওঠে, আর lr_decay=True হলে তারপর
+    cosine-এ steps-এ গিয়ে lr-এর ১০%-এ নামে (lr_schedule)।
     """
 
     size: str = "tiny"
@@ -119,6 +124,10 @@ class CapstoneConfig:
     temperature: float = 0.8
     top_k: int | None = 20
     progress: bool = False
+    patience: int | None = None
+    compile: bool = False
+    lr_warmup: int = 0
+    lr_decay: bool = False
 
     def __post_init__(self):
         if not isinstance(self.size, str) or self.size not in SIZES:
@@ -140,16 +149,21 @@ class CapstoneConfig:
         if self.device is not None:
             device_type(self.device)
         self.progress = as_bool(self.progress, "progress")
+        self.compile = as_bool(self.compile, "compile")
+        self.lr_decay = as_bool(self.lr_decay, "lr_decay")
+        if self.compile and self.zero_stage is not None:
+            raise ValueError("compile এখানে শুধু PyTorch loop-এ (compile is implemented for zero_stage=None); "
+                             "DeepSpeed-এর পথে compile=False রাখো")
 
     def _check_numbers(self):
         """সংখ্যার সুইচগুলো: ধনাত্মক বা ০-সহ পূর্ণসংখ্যা, সসীম float, আর None-যোগ্যগুলো।"""
         for name in ("micro_batch", "accumulation_steps", "eval_every"):
             positive_int(getattr(self, name), name)
-        for name in ("steps", "warmup", "sample_tokens", "save_at", "eval_chars", "top_k"):
+        for name in ("steps", "warmup", "sample_tokens", "save_at", "eval_chars", "top_k", "patience", "lr_warmup"):
             value = getattr(self, name)
-            if value is None and name in ("save_at", "eval_chars", "top_k"):
+            if value is None and name in ("save_at", "eval_chars", "top_k", "patience"):
                 continue
-            least = 1 if name in ("eval_chars", "top_k") else 0
+            least = 1 if name in ("eval_chars", "top_k", "patience") else 0
             if not _is_int(value) or not least <= value <= 2 ** 62:
                 raise ValueError(f"{name} হবে {least} বা তার বেশি পূর্ণসংখ্যা ({name} must be an integer >= {least}); "
                                  f"পেয়েছি {value!r}")
@@ -163,6 +177,12 @@ class CapstoneConfig:
         self.seed = as_seed(-1 if self.seed is None else self.seed)       # None-ও নয়: একই seed-এ একই run
 
 
+def _module(model) -> None:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model হবে একটি torch.nn.Module, যেমন TinyGPT (model must be a torch.nn.Module); "
+                        f"পেয়েছি {model!r:.80}")
+
+
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -170,6 +190,74 @@ def _is_int(value) -> bool:
 def _device_label(device: torch.device) -> str:
     from mishran.hardware import device_name
     return device_name("cuda") if device.type == "cuda" else (platform.processor() or platform.machine() or "cpu")
+
+
+def lr_schedule(config: CapstoneConfig):
+    """step → learning rate: lr_warmup step ধরে সরলরেখায় lr পর্যন্ত, তারপর lr_decay হলে cosine-এ lr/10 (steps-এ)।
+
+    বড় মডেলে শুরুর এলোমেলো ওজনে Adam-এর প্রথম কয়েকটি step বড় হয়; warm-up সেগুলো ছোট রাখে (পাঠ ০৮)।
+    """
+    if not isinstance(config, CapstoneConfig):
+        raise TypeError(f"config হবে একটি CapstoneConfig (config must be a CapstoneConfig); পেয়েছি {config!r}")
+    lr, warm, steps, decay = config.lr, config.lr_warmup, config.steps, config.lr_decay
+
+    def lr_at(step: int) -> float:
+        if step < warm:
+            return lr * (step + 1) / warm
+        if not decay or steps <= warm:
+            return lr
+        done = min(1.0, (step - warm) / (steps - warm))
+        return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * done)))
+
+    return lr_at
+
+
+class BestCheckpoint:
+    """সবচেয়ে কম held-out bpc-এর মূল্যায়ন: তার step আর ওজনের একটি কপি (CPU-তে, তাই GPU-র peak মেমরি বাড়ে না)।
+
+    শেষের ওজন নয়, এটাই রাখার মতো: overfitting শুরু হলে train-এর loss কমতেই থাকে, held-out-এর bpc বাড়ে (পাঠ ০৮)।
+    patience দিলে `stop` বলে কখন থামা উচিত: পরপর এতগুলো মূল্যায়নে নতুন সেরা আসেনি (early stopping)।
+    """
+
+    def __init__(self, patience: int | None = None):
+        if patience is not None:
+            positive_int(patience, "patience (or None)")
+        self.bpc, self.step, self.weights, self.patience, self.since = math.inf, None, None, patience, 0
+
+    def update(self, model: torch.nn.Module, step: int, bpc: float) -> bool:
+        """নতুন মূল্যায়ন; আগের সেরার চেয়ে কম হলে ওজন কপি করে True।"""
+        _module(model)
+        if not _is_int(step) or step < 0:
+            raise ValueError(f"step হবে ০ বা তার বেশি পূর্ণসংখ্যা (step must be an integer >= 0); পেয়েছি {step!r}")
+        bpc = finite_float(bpc, "bpc", minimum=0)
+        if bpc < self.bpc:
+            self.bpc, self.step, self.since = bpc, step, 0
+            self.weights = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+            return True
+        self.since += 1
+        return False
+
+    @property
+    def stop(self) -> bool:
+        """patience-এর নিয়মে এখন থামা উচিত কি না।"""
+        return self.patience is not None and self.since >= self.patience
+
+    def restore(self, model: torch.nn.Module) -> None:
+        """সেরা মূল্যায়নের ওজন মডেলে ফেরায় (কোনো মূল্যায়ন না হয়ে থাকলে কিছু করে না)।"""
+        _module(model)
+        if self.weights is not None:
+            model.load_state_dict(self.weights)
+
+    def state_dict(self) -> dict:
+        """checkpoint-এ রাখার জন্য: resume-এর পরেও সেরাটা হারায় না।"""
+        return {"bpc": self.bpc, "step": self.step, "since": self.since, "weights": self.weights}
+
+    def load_state_dict(self, state: dict) -> None:
+        """state_dict()-এর উল্টো।"""
+        if not isinstance(state, dict) or not {"bpc", "step", "since", "weights"} <= state.keys():
+            raise TypeError("state হবে BestCheckpoint.state_dict()-এর dict (state must be a BestCheckpoint state_dict "
+                            f"with bpc, step, since, weights); পেয়েছি {state!r:.80}")
+        self.bpc, self.step, self.since, self.weights = state["bpc"], state["step"], state["since"], state["weights"]
 
 
 def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model: bool = False):
@@ -208,7 +296,9 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
 
     if device.type == "cuda":
         out["peak_memory_bytes"] = torch.cuda.max_memory_allocated(device)
-    out["heldout_bpc"] = out["curve"][-1]["bpc"] if out["curve"] else None
+    # মাপা হয় সেরা checkpoint (ফেরত যাওয়া মডেল আর নমুনা তারই); শেষ মূল্যায়নেরটা পাশে
+    out["final_bpc"] = out["curve"][-1]["bpc"] if out["curve"] else None
+    out["heldout_bpc"] = min(c["bpc"] for c in out["curve"]) if out["curve"] else None
     alphas = (0.01, 0.1, 0.5, 1.0)
     bigrams = {a: bigram_bpc(data.train_data, data.val_data[:_eval_len(config, data)], data.vocab_size, a)
                for a in alphas}
@@ -234,37 +324,49 @@ def _eval_len(config, data) -> int:
 
 
 def _run_torch(model, data, config, precision, device, out):
-    """এক process: mishran.train.train-কে eval_every step করে ডাকা; মাঝে held-out bpc আর checkpoint।"""
+    """এক process: mishran.train.train-কে eval_every step করে ডাকা; মাঝে held-out bpc, সেরা checkpoint, checkpoint।"""
     model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
                          seed=config.seed)
     scaler = grad_scaler(device, precision)
+    best = BestCheckpoint(config.patience)
     step = 0
     if config.resume_from:
         step = load_checkpoint(config.resume_from, model, optimizer, scaler, generator=stream.generator)
+        best.load_state_dict(torch.load(config.resume_from, map_location="cpu", weights_only=True)["extra"]["best"])
+    runner = torch.compile(model) if config.compile else model          # ওজন একই; checkpoint লেখে model নিজে
     out.update(world_size=1, engine="pytorch", global_batch=stream.global_batch, start_step=step,
                losses=[], step_times=[], loss_scales=[], skipped_steps=[], curve=[])
-    while step < config.steps:
+    while step < config.steps and not best.stop:
         n = min(config.eval_every - step % config.eval_every, config.steps - step)
         if config.save_at is not None and step < config.save_at < step + n:
             n = config.save_at - step
         cfg = TrainConfig(precision=precision, steps=n, accumulation_steps=config.accumulation_steps,
                           clip_norm=config.clip_norm, device=str(device), progress=config.progress)
-        log = train(model, optimizer, stream, cfg, scaler=scaler, start_step=step)
+        log = train(runner, optimizer, stream, cfg, scaler=scaler, start_step=step, lr_at=lr_schedule(config))
         step = log.end_step
-        out["losses"] += log.losses
-        out["step_times"] += log.step_times
-        out["loss_scales"] += log.scales
-        out["skipped_steps"] += log.skipped
+        for key, part in (("losses", log.losses), ("step_times", log.step_times), ("loss_scales", log.scales),
+                          ("skipped_steps", log.skipped)):
+            out[key] += part
         if step % config.eval_every == 0 or step == config.steps:
-            bpc = heldout_bpc(model, data.val_data, model.config.block_size, device, precision,
-                              max_chars=config.eval_chars)
-            out["curve"].append({"step": step, "bpc": bpc})
+            _evaluate(model, data, config, precision, device, step, out["curve"], best)
         if config.checkpoint_path and step == config.save_at:
             save_checkpoint(config.checkpoint_path, model, optimizer, scaler, step=step, generator=stream.generator,
-                            extra={"config": asdict(config)})
+                            extra={"config": asdict(config), "best": best.state_dict()})
+    out["best_step"], out["stopped_early"] = best.step, best.stop and step < config.steps
+    best.restore(model)
     return model
+
+
+def _evaluate(model, data, config, precision, device, step, curve, best) -> None:
+    """held-out bpc আর train-এর সমান মাপের একটি টুকরোর bpc (একই নিয়মে, dropout বন্ধ): overfitting দেখা যায় দুইয়ের
+    ফাঁকে। সেরা held-out হলে best-এ ওজনের কপি।"""
+    block = model.config.block_size
+    held = heldout_bpc(model, data.val_data, block, device, precision, max_chars=config.eval_chars)
+    train_part = data.train_data[:_eval_len(config, data)]
+    curve.append({"step": step, "bpc": held, "train_bpc": heldout_bpc(model, train_part, block, device, precision)})
+    best.update(model, step, held)
 
 
 def _run_deepspeed(model, data, config, precision, device, out):
@@ -287,8 +389,12 @@ def _run_deepspeed(model, data, config, precision, device, out):
     out.update(world_size=world, engine="deepspeed", zero_stage=ds_config["zero_optimization"]["stage"],
                backend=info["backend"],
                global_batch=stream.global_batch, start_step=0, losses=[], step_times=[], curve=[])
-    module = engine.module
+    module, best = engine.module, BestCheckpoint(config.patience)
+    stop = torch.zeros((), device=device)          # rank 0 ঠিক করে থামবে কি না, সবাই একসঙ্গে থামে
+    lr_at = lr_schedule(config) if config.lr_warmup or config.lr_decay else None
     for step in range(config.steps):
+        for group in engine.optimizer.param_groups if lr_at else ():     # DeepSpeed's wrapper shows the inner groups
+            group["lr"] = lr_at(step)
         if device.type == "cuda":
             torch.cuda.synchronize(device)
         t0 = time.perf_counter()
@@ -298,18 +404,24 @@ def _run_deepspeed(model, data, config, precision, device, out):
         out["losses"].append(step_loss.item() / (config.accumulation_steps * world))   # .item() = sync
         out["step_times"].append(time.perf_counter() - t0)
         done = step + 1
-        if rank == 0 and (done % config.eval_every == 0 or done == config.steps):
-            bpc = heldout_bpc(module, data.val_data, model.config.block_size, device,
-                              "fp32", max_chars=config.eval_chars)   # ওজন নিজেই bf16/fp16 হলে হিসাবও তাতেই
-            out["curve"].append({"step": done, "bpc": bpc})
-        torch.distributed.barrier()
+        if done % config.eval_every == 0 or done == config.steps:
+            if rank == 0:   # ওজন নিজেই bf16/fp16 হলে হিসাবও তাতেই ("fp32" = autocast বন্ধ)
+                _evaluate(module, data, config, "fp32", device, done, out["curve"], best)
+                stop.fill_(float(best.stop))
+            torch.distributed.broadcast(stop, src=0)       # বাকিরা rank 0-এর মূল্যায়নের জন্য অপেক্ষা করে
+            if stop.item():
+                break
+        else:
+            torch.distributed.barrier()
     out["loss_scales"] = [s for s in scale_log.scales if s is not None]
     out["skipped_steps"] = scale_log.skipped_steps
     out["ds_config"] = ds_config
+    out["best_step"], out["stopped_early"] = best.step, bool(stop.item())
     scale_log.close()
     if rank != 0:
         ds.release(engine)
         return None
+    best.restore(module)
     return module
 
 
@@ -331,6 +443,11 @@ def parse_args(argv=None):
     p.add_argument("--eval-every", type=int, default=d.eval_every)
     p.add_argument("--eval-chars", type=int, default=None)
     p.add_argument("--warmup", type=int, default=d.warmup)
+    p.add_argument("--patience", type=int, default=None,
+                   help="এতগুলো মূল্যায়নে held-out bpc না কমলে থামো (early stopping)")
+    p.add_argument("--compile", action="store_true", help="torch.compile (PyTorch loop-এ)")
+    p.add_argument("--lr-warmup", type=int, default=0, help="learning rate-এর warm-up step")
+    p.add_argument("--lr-decay", action="store_true", help="warm-up-এর পরে cosine-এ lr/10 পর্যন্ত")
     p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে")
     p.add_argument("--deterministic", action="store_true",
                    help="torch.use_deterministic_algorithms: GPU-তে resume-এর হুবহু তুলনার জন্য")
@@ -358,12 +475,13 @@ def main(argv=None) -> dict | None:
                             seed=args.seed, eval_every=args.eval_every, eval_chars=args.eval_chars,
                             warmup=args.warmup, device="cuda" if on_gpu else "cpu",
                             checkpoint_path=args.checkpoint, save_at=args.save_at, resume_from=args.resume,
-                            prompt=args.prompt)
+                            prompt=args.prompt, patience=args.patience, compile=args.compile,
+                            lr_warmup=args.lr_warmup, lr_decay=args.lr_decay)
     result = run(config)
     if result is not None:
         r = result
         print(f"{r['engine']}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: held-out bpc "
-              f"{r['heldout_bpc']:.4f} (bigram {r['bigram_bpc']:.4f}), "
+              f"{r['heldout_bpc']:.4f} at step {r['best_step']} (bigram {r['bigram_bpc']:.4f}), "
               + (f"{r['tokens_per_s']:,.0f} token/s" if r["tokens_per_s"] else ""))
         if args.out:
             Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -311,7 +311,7 @@ def _check_parts(model, optimizer=None, scaler=None, generator=None, step=0) -> 
 
 
 def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
-          loss_fn=None) -> TrainLog:
+          loss_fn=None, lr_at=None) -> TrainLog:
     """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
 
     get_batch(): একটি (x, y) জোড়া দেয়। মডেল nanoGPT-এর মতো `model(x, y) -> (logits, loss)`;
@@ -320,12 +320,15 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     প্রতিটি step একটি amp_step (সেখানে প্রতিটি micro-batch-এর loss ÷ accumulation_steps): এটা ঠিক তখনই, যখন সব
     micro-batch সমান মাপের আর loss প্রতি উদাহরণের গড়। অসমান মাপ বা token-সংখ্যার ওজন ঠিক করা পাঠ ০৪-এ।
     মডেল DDP হলে শেষ micro-step ছাড়া বাকিগুলো no_sync()-এ চলে (StepBookkeeper.sync)।
+    lr_at(step) দিলে প্রতিটি step-এর আগে learning rate তা-ই হয় (warm-up, cosine; পাঠ ০৮): step-এর function, তাই
+    resume-এ আলাদা অবস্থা রাখতে হয় না।
     """
     _check_parts(model, optimizer, scaler, step=start_step)
     if optimizer is None or not callable(get_batch) or not isinstance(config, TrainConfig) or not (
-            loss_fn is None or callable(loss_fn)):
-        raise TypeError("optimizer, get_batch (একটি function), config (TrainConfig) আর loss_fn (function বা None) "
-                        "দাও (train needs an optimizer, a get_batch function, a TrainConfig and loss_fn or None)")
+            loss_fn is None or callable(loss_fn)) or not (lr_at is None or callable(lr_at)):
+        raise TypeError("optimizer, get_batch (একটি function), config (TrainConfig), loss_fn আর lr_at (function বা "
+                        "None) দাও (train needs an optimizer, a get_batch function, a TrainConfig, and loss_fn and "
+                        "lr_at as functions or None)")
     device = _check_device(model, config)
     scaler = scaler if scaler is not None else grad_scaler(device, config.precision)
     _check_amp(model, config, scaler, device)
@@ -334,6 +337,9 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     bar = tqdm(range(start_step, start_step + config.steps), disable=not config.progress, desc=config.precision)
     model.train()
     for step in bar:
+        if lr_at is not None:
+            for group in optimizer.param_groups:
+                group["lr"] = lr_at(step)
         accum = config.accumulation_steps
         micro_batches = (_to_device(get_batch(), device) for _ in range(accum))   # একটি একটি করে, লাগার ঠিক আগে
         step_loss, grad_norm = amp_step(model, optimizer, scaler, ctx, micro_batches, accum, config.clip_norm,
