@@ -155,7 +155,7 @@ def majantali_pieces(md: str, counts: Counter) -> list[tuple[str, str]]:
         if body or title:
             pieces.append((title or "", f"{title}\n{body}" if title else body))
 
-    for raw in _strip_whole_file(md, counts).splitlines():
+    for raw in fix_reversed_o(_strip_whole_file(md, counts), counts).splitlines():
         line = _kept_line(raw, counts)
         if line is None:
             continue
@@ -253,7 +253,7 @@ def earnalism_pieces(text: str, counts: Counter, running_header: str = "") -> li
 
 _END_TAG = re.compile(r"\(([^()\n]*)\)\s*\Z")
 _SITE_NOTE = re.compile(r"(কাব্য ?গ্রন্থঃ ?-?.*|সংকলিত)\s*\Z")
-_RULE_RUN = re.compile(r"\s*(={3,}|\*( \*){2,})\s*")
+_RULE_RUN = re.compile(r"\s*(={3,}|\*([ \u00a0]*\*){2,})\s*")
 _SPACE_BEFORE_MARK = re.compile(r" +([,;:!?।])")
 
 
