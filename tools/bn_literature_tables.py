@@ -189,7 +189,6 @@ POEM_REPO = "shuhanmirza/Bengali-Poem-Dataset"
 TAGORE_BOOKS = {
     "কবি-কাহিনী কাব্যোপন্যাস": ("kabikahini", "কবি-কাহিনী", "1878", "১৮৭৮"),
     "বন-ফুল কাব্যোপন্যাস": ("banaphul", "বন-ফুল", "1880", "১৮৮০"),
-    '"ভগ্নহৃদয়" গ্রন্থ থেকে': ("bhagnahriday", "ভগ্নহৃদয়", "1881", "১৮৮১"),
     "কড়ি ও কোমল কাব্যগ্রন্থ": ("karikomal", "কড়ি ও কোমল", "1886", "১৮৮৬"),
     "চৈতালি কাব্যগ্রন্থ": ("chaitali", "চৈতালি", "1896", "১৮৯৬"),
     "চৈতালি": ("chaitali", "চৈতালি", "1896", "১৮৯৬"),
@@ -211,6 +210,11 @@ TAGORE_LATE_BOOKS = {
     "কাব্যগ্রন্থঃ সঞ্চয়িতা": ("1931", "the anthology Sanchayita, 1931; the poems' own books are not named",
                                "সঞ্চয়িতা সংকলন, ১৯৩১; কবিতাগুলোর নিজের বই বলা নেই"),
     "ভানুসিংহ ঠাকুরের পদাবলী কাব্যগ্রন্থ": ("1884", LEFT_OUT[0][4], WHY_BN[LEFT_OUT[0][0]]),
+    '"ভগ্নহৃদয়" গ্রন্থ থেকে': ("1881", "a song of the verse drama Bhagnahriday (1881) that Tagore also put, "
+                                           "revised like the Bhanusimha songs, into Gitabitan (from 1931): this text "
+                                           "may follow the later version",
+                                "গীতিকাব্য ভগ্নহৃদয়ের (১৮৮১) একটি গান, যা রবীন্দ্রনাথ গীতবিতানেও (১৯৩১ থেকে) রেখেছেন; "
+                                "এই লেখা হয়তো পরের রূপের"),
     "অনুবাদ কবিতা": ("not stated", "translations; book and year not stated", "অনুবাদ; বই আর বছর বলা নেই"),
     "অনূদিত কবিতা": ("not stated", "translations; book and year not stated", "অনুবাদ; বই আর বছর বলা নেই"),
 }

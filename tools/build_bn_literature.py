@@ -12,9 +12,9 @@ DIR-এ প্রতিটি repository-র একটি git directory, না�
     git clone --bare https://github.com/ronik18/earnalism-digital-library ronik18+earnalism-digital-library
     git clone --bare https://github.com/gsurma/text_predictor gsurma+text_predictor
     git clone --bare https://github.com/shuhanmirza/Bengali-Poem-Dataset shuhanmirza+Bengali-Poem-Dataset
-    git clone --bare https://github.com/majantali/gitabitan majantali+gitabitan
 
-কোন commit পড়া হয়, তা bn_literature_tables.COMMITS-এ লেখা (`--sources` যা-ই দিক, ফল বাইটে বাইটে এক)। লেখে:
+কোন commit পড়া হয়, তা bn_literature_tables.COMMITS-এ লেখা (clone যত নতুনই হোক, ফল বাইটে বাইটে এক; majantali/gitabitan
+সেখানে আছে কেবল provenance-এর জন্য: তার গান বাদ, কারণ bn_literature_tables.LEFT_OUT_FULL-এ, তাই এটা পড়া হয় না)। লেখে:
   data/bn_literature.txt                   — ছোট সংকলন (পাঠ ০৮ এটাই পড়ে): majantali.github.io-র bnarchive/
   data/bn_literature_provenance.json       — তার উৎস, প্রতিটি বই: লেখক, জীবনকাল, প্রকাশকাল; বাদ দেওয়া বই কারণসহ;
                                              markup আর NFC-তে কী বদলাল
@@ -250,8 +250,9 @@ def date_stories(work: dict):
         raise KeyError(f"no first-publication year for the stories {missing}: add them to STORIES or LEFT_OUT_STORIES")
     work["meta"]["stories"] = []
     for title, _ in work["pieces"]:
-        year, where = years[unicodedata.normalize("NFC", title)]
-        work["meta"]["stories"].append({"title": unicodedata.normalize("NFC", title), "first_published": f"{year} ({where})" if where else str(year),
+        title = unicodedata.normalize("NFC", title)
+        year, where = years[title]
+        work["meta"]["stories"].append({"title": title, "first_published": f"{year} ({where})" if where else str(year),
                                         "first_published_bn": bengali_digits(str(year))})
 
 
