@@ -8,7 +8,6 @@ from __future__ import annotations
 import collections
 import re
 import subprocess
-import unicodedata
 from pathlib import Path
 
 Counter = collections.Counter
@@ -292,6 +291,3 @@ def poem_folders(repo: Path, commit: str, poet: str) -> dict[str, str]:
             out[parts[2]] = path
     return out
 
-
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)

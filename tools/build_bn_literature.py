@@ -61,7 +61,7 @@ def bengali_digits(text: str) -> str:
 # ---------------------------------------------------------------- বই পড়া
 
 def small_works(sources: Path, markup: collections.Counter) -> list[dict]:
-    """ছোট সংকলনের বই, আজকের মতোই: majantali.github.io-র bnarchive/ থেকে।"""
+    """ছোট সংকলনের বই, KEPT-এর ক্রমে: majantali.github.io-র bnarchive/ থেকে (REJECTED_PIECES-এর খণ্ড বাদ)।"""
     repo, commit = src.git_dir(sources, tables.SMALL_REPO), tables.COMMITS[tables.SMALL_REPO]
     works = []
     for stem, work_id, author_en, years, published, kind in KEPT:
