@@ -1,5 +1,5 @@
-"""পাঠ ০৮: mishran.literature (খণ্ড ধরে ভাগ, batch), mishran.metrics (bpc, top-k নমুনা, MFU),
-mishran.capstone (run, নতুন process-এ হুবহু resume)।"""
+"""পাঠ ০৮: mishran.literature (batch), mishran.metrics (bpc, top-k নমুনা, MFU), mishran.capstone (run, নতুন
+process-এ হুবহু resume)। সংকলন দুটি নিজেরা (provenance, markup, প্রতিলিপি, খণ্ড ধরে ভাগ): tests/test_literature.py।"""
 import json
 import math
 import os
@@ -16,59 +16,6 @@ from mishran import capstone, capstone_check, ds, literature, metrics, precision
 from mishran.models import GPTConfig, TinyGPT
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def pieces():
-    return literature.load_pieces()
-
-
-def test_corpus_is_big_enough_and_clean(pieces):
-    text = literature.literature_path().read_text(encoding="utf-8")
-    assert len(text.encode("utf-8")) >= 1_000_000
-    import unicodedata
-    assert unicodedata.normalize("NFC", text) == text
-    prov = json.loads((ROOT / "data" / "bn_literature_provenance.json").read_text(encoding="utf-8"))
-    assert {w["id"] for w in prov["works"]} == {p.work for p in pieces}
-    assert sum(w["pieces"] for w in prov["works"]) == len(pieces)
-    for marker in ("```", "<img", "<!--", "* * *"):
-        assert all(marker not in p.text for p in pieces), marker
-
-
-def test_provenance_matches_the_build_tools_tables():
-    """data/bn_literature_provenance.json says what tools/build_bn_literature.py's tables say (English and Bengali)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("build_bn_literature", ROOT / "tools" / "build_bn_literature.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    prov = json.loads((ROOT / "data" / "bn_literature_provenance.json").read_text(encoding="utf-8"))
-    kept = {w["id"]: w for w in prov["works"]}
-    assert set(kept) == {k[1] for k in tool.KEPT} == set(tool.PUBLISHED_BN)
-    for stem, work_id, author_en, years, published, note in tool.KEPT:
-        w = kept[work_id]
-        assert (w["file"], w["author_en"], w["author_years"], w["first_published"], w["kind"]) == (
-            f"bnarchive/{stem}.md", author_en, years, published, note)
-        assert w["first_published_bn"] == tool.PUBLISHED_BN[work_id]
-    assert [(w["file"], w["first_published"], w["why"], w["why_bn"]) for w in prov["left_out"]] == [
-        (f"bnarchive/{s}.md", p, why, tool.WHY_BN[s]) for s, _, _, p, why in tool.LEFT_OUT]
-
-
-def test_heldout_split_is_by_whole_pieces(pieces):
-    train, held = literature.split_by_work(pieces)
-    key = lambda p: (p.work, p.index)  # noqa: E731
-    assert not {key(p) for p in train} & {key(p) for p in held}
-    assert len(train) + len(held) == len(pieces)
-    assert all(p.index % 10 == 5 for p in held)
-    assert len({p.work for p in held}) >= 5            # প্রায় সব বই থেকে কিছু
-    data = literature.LiteratureData(pieces)
-    share = len(data.val_data) / (len(data.val_data) + len(data.train_data))
-    assert 0.04 < share < 0.2
-    # একটি held-out খণ্ডের কোনো বড় অংশ train-এর লেখায় নেই (ভাগ অক্ষর ধরে হলে থাকত)
-    long_held = [p for p in held if len(p.text) > 2000]
-    assert long_held
-    for p in long_held:
-        middle = p.text[len(p.text) // 2: len(p.text) // 2 + 300]
-        assert middle in data.heldout_text and middle not in data.train_text
 
 
 def test_bits_per_char_by_hand():

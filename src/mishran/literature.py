@@ -2,11 +2,13 @@
 
     from mishran.literature import LiteratureData, BatchStream
     data = LiteratureData()                      # bn_literature.txt, NFC, খণ্ড ধরে ভাগ করা
+    big = LiteratureData(corpus="full")          # চার গুণ বড় সংকলন, bn_literature_full.txt
     stream = BatchStream(data, micro_batch=16, accumulation_steps=2, block_size=64, seed=0)
     x, y = stream()                              # এই rank-এর পরের micro-batch
 
-সংকলনের প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out নেয় পুরো খণ্ড, তাই
-একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়।
+সংকলন দুটি: "small" (পাঠ ০৮ যেটা পড়ে, প্রায় সাড়ে সাত লক্ষ অক্ষর) আর "full" (ছোটটির সব বই আর আরও, ৩০
+লক্ষের বেশি অক্ষর)। প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out
+নেয় পুরো খণ্ড, তাই একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়।
 """
 from __future__ import annotations
 
@@ -23,10 +25,13 @@ import torch
 from mishran.data import CharDataset, CharTokenizer, data_file
 from mishran.util import as_seed, positive_int
 
-__all__ = ["LITERATURE_FILE", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
+__all__ = ["LITERATURE_FILE", "CORPORA", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
            "LiteratureData", "BatchStream"]
 
 LITERATURE_FILE = "bn_literature.txt"
+# সংকলনের নাম → (লেখার ফাইল, provenance ফাইল); দুটোই data/-এ আর wheel-এর mishran/corpus/-এ
+CORPORA = {"small": (LITERATURE_FILE, "bn_literature_provenance.json"),
+           "full": ("bn_literature_full.txt", "bn_literature_full_provenance.json")}
 
 _HEADER = re.compile(r"^### (\S+)/(\d+) ?(.*)$")
 
@@ -41,21 +46,34 @@ class Piece:
     text: str
 
 
-def literature_path():
-    """bn_literature.txt কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।"""
-    return data_file(LITERATURE_FILE)
+def _files(corpus) -> tuple[str, str]:
+    if not isinstance(corpus, str) or corpus not in CORPORA:
+        raise ValueError(f"অচেনা সংকলন {corpus!r} (unknown corpus); বেছে নাও: "
+                         f"{', '.join(repr(c) for c in CORPORA)}।")
+    return CORPORA[corpus]
 
 
-def provenance() -> dict:
+def literature_path(corpus: str = "small"):
+    """সংকলনের ফাইল কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।
+
+    corpus="small": bn_literature.txt (পাঠ ০৮-এর); corpus="full": bn_literature_full.txt (বড়টি)।
+    """
+    return data_file(_files(corpus)[0])
+
+
+def provenance(corpus: str = "small") -> dict:
     """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
-    return json.loads(data_file("bn_literature_provenance.json").read_text(encoding="utf-8"))
+    return json.loads(data_file(_files(corpus)[1]).read_text(encoding="utf-8"))
 
 
-def load_pieces(path=None) -> list[Piece]:
-    """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।"""
+def load_pieces(path=None, corpus: str = "small") -> list[Piece]:
+    """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।
+
+    path না দিলে corpus-এর ফাইল ("small" বা "full"); path দিলে সেই ফাইল।
+    """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path হবে একটি ফাইলের পথ (a path: str or pathlib.Path), বা None; পেয়েছি {path!r}")
-    source = literature_path() if path is None else Path(path)
+    source = literature_path(corpus) if path is None else Path(path)
     try:
         text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
@@ -102,12 +120,14 @@ class LiteratureData:
 
     tokenizer বানানো হয় সব খণ্ডের অক্ষর থেকে (held-out-এর বিরল অক্ষরও যেন encode হয়); খণ্ডগুলোর মাঝে
     একটি ফাঁকা লাইন। get_batch হুবহু mishran.data.CharDataset.get_batch (একই কোড, আবার লেখা নয়)।
+    pieces না দিলে corpus-এর সব খণ্ড ("small": পাঠ ০৮-এর, "full": বড়টি)।
     """
 
     get_batch = CharDataset.get_batch
 
-    def __init__(self, pieces=None, every: int = 10, offset: int = 5):
-        pieces = load_pieces() if pieces is None else pieces
+    def __init__(self, pieces=None, every: int = 10, offset: int = 5, corpus: str = "small"):
+        _files(corpus)                             # ভুল নাম আগেই ধরা পড়ুক, pieces দিলেও
+        pieces = load_pieces(corpus=corpus) if pieces is None else pieces
         self.train_pieces, self.heldout_pieces = split_by_work(pieces, every, offset)
         self.train_text = "\n\n".join(p.text for p in self.train_pieces)
         self.heldout_text = "\n\n".join(p.text for p in self.heldout_pieces)
