@@ -266,3 +266,25 @@ def test_train_sets_the_scheduled_rate_before_each_step():
     train(net, opt, batch, TrainConfig(steps=4), start_step=5, loss_fn=nn.functional.mse_loss,
           lr_at=lambda step: step / 100)
     assert seen == [0.05, 0.06, 0.07, 0.08]
+
+
+def test_the_recorded_h200_runs_agree_with_themselves_and_with_the_formulas():
+    """The H200 record lesson 08 shows: each number recomputed from the run's own curve and config (not copied)."""
+    rec = capstone.recorded_h200()
+    for name, r in rec["runs"].items():
+        bpcs = [c["bpc"] for c in r["curve"]]
+        assert r["heldout_bpc"] == min(bpcs) and r["final_bpc"] == bpcs[-1], name
+        assert r["curve"][bpcs.index(min(bpcs))]["step"] == r["best_step"], name
+        assert math.isclose(r["margin_vs_bigram"], r["bigram_bpc"] - r["heldout_bpc"]), name
+        size = capstone.SIZES[r["config"]["size"]]
+        model = TinyGPT(GPTConfig(vocab_size=r["vocab_size"], **size))
+        assert model.num_parameters() == r["num_params"] and metrics.flops_per_token(model) == r["flops_per_token"]
+        one_second = r["tokens_per_s"] * r["flops_per_token"]                 # the FLOPs of one second
+        assert math.isclose(r["mfu"], metrics.mfu(one_second, 1.0, r["peak_tflops_per_gpu"]), rel_tol=1e-9)
+        assert r["config"]["corpus"] == ("small" if name.endswith("small") else "full")
+    # the two corpora, as built today, are the ones these runs read
+    for name, corpus in (("bf16", "full"), ("bf16_small", "small")):
+        data = literature.LiteratureData(corpus=corpus)
+        assert (len(data.train_data), len(data.val_data)) == (rec["runs"][name]["train_chars"],
+                                                               rec["runs"][name]["heldout_chars"])
+    assert rec["resume"]["exact"] and rec["resume"]["resumed_losses"] == rec["resume"]["full_losses_from_checkpoint"]

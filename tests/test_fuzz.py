@@ -476,6 +476,8 @@ OWN_CALLS = [
     ("figures.capstone_curves_figure", figures.capstone_curves_figure, ({"fp32": [{"step": 0, "bpc": 4.0},
                                                                                  {"step": 10, "bpc": 3.0}]}, 3.5, "t")),
     ("figure_inputs.checked", lambda kind: figure_inputs.checked(x=kind)(lambda x: x)(1), ("number",)),
+    ("figures.overfitting_figure", figures.overfitting_figure,
+     ({"small": [{"step": 0, "bpc": 4.0, "train_bpc": 4.1}, {"step": 10, "bpc": 3.0, "train_bpc": 2.0}]}, "t")),
     ("figures.capstone_scale_figure", figures.capstone_scale_figure, ([65536.0, 32768.0, 32768.0], [1], 0, "t")),
     # other owners' learner-facing helpers
     ("bench_model.ReferenceTransformer", bench.ReferenceTransformer, (2, 8, 8)),
@@ -714,7 +716,8 @@ NO_ARGUMENTS = {"ds_config.cpu_accelerator_if_no_gpu", "hardware.simulated_capab
                 "scaling.DynamicLossScaler.state_dict", "scaling.FormatRegions.bands",
                 "scaling.UnderflowReport.as_dict", "hardware.DeviceReport.lines",
                 "quantize.DynamicInt8Linear.extra_repr", "literature.literature_path", "literature.provenance",
-                "capstone.recorded_h200", "capstone.BestCheckpoint.state_dict", "train.StepBookkeeper.finish", "bench.has_cxx_compiler",
+                "capstone.recorded_h200", "capstone.BestCheckpoint.state_dict", "train.StepBookkeeper.finish",
+                "bench.has_cxx_compiler",
                 "speed.fp8_recipes", "memory.Ledger.rows", "memory.Ledger.per_parameter", "memory.Ledger.as_dict",
                 "ds.current_engine", "ds.loss_scale_messages", "ds.LossScaleLog.record", "ds.LossScaleLog.as_dicts",
                 "ds.LossScaleLog.close", "ds_config.cpu_supports_fp16", "util.free_port"}

@@ -13,7 +13,8 @@ __all__ = ["LEDGER_COLORS", "STEP_COLORS", "STEP_LABELS",
            "zero_per_gpu_figure",
            # পাঠ ০৬–০৮
            "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure", "step_breakdown_figure",
-           "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "capstone_scale_figure"]
+           "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "overfitting_figure",
+           "capstone_scale_figure"]
 
 # ---------------------------------------------------------------- পাঠ ০৩–০৫: প্রশিক্ষণ, গতি, ZeRO
 
@@ -328,6 +329,33 @@ def capstone_curves_figure(curves: dict, bigram_bpc: float, title: str):
     ax.set(xlabel="step", ylabel="held-out bits per character", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+@checked(runs="mapping", title="text")
+def overfitting_figure(runs: dict, title: str):
+    """পাঠ ০৮: একই মডেল কয়েকটি সংকলনে — train (ভাঙা রেখা) আর held-out (টানা রেখা) bpc বনাম step, সেরা
+    held-out-এ তারা; runs = {নাম: [{step, bpc, train_bpc}]}। দুই রেখার ফাঁক বাড়া আর held-out-এর উঠে যাওয়া = overfitting।"""
+    import matplotlib.pyplot as plt
+
+    palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd"]
+    if not 1 <= len(runs) <= len(palette):
+        raise ValueError(f"runs-এ ১ থেকে {len(palette)}টি run দাও (1 to {len(palette)} runs); পেয়েছি {len(runs)}টি")
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    for i, ((name, points), color) in enumerate(zip(runs.items(), palette, strict=False)):
+        steps = [p["step"] for p in points]
+        held = [p["bpc"] for p in points]
+        ax.plot(steps, [p["train_bpc"] for p in points], ls="--", lw=1.8, color=color, label=f"{name}: train")
+        ax.plot(steps, held, marker="o", ms=4, lw=2.2, color=color, label=f"{name}: held-out")
+        best = min(range(len(held)), key=held.__getitem__)
+        ax.plot(steps[best], held[best], marker="*", ms=16, color=color, markeredgecolor="black", zorder=3)
+        ax.annotate(f"সেরা: step {steps[best]}, {held[best]:.2f}", (steps[best], held[best]),
+                    textcoords="offset points", xytext=(0, 14 if i % 2 == 0 else -24), ha="center", fontsize=10,
+                    color=color)
+    ax.set(xlabel="step", ylabel="bits per character", title=title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=10, ncol=2)
     fig.tight_layout()
     return fig
 

@@ -29,6 +29,7 @@ from .figures import (
     fp8_speed_figure,
     ledger_figure,
     loss_curves_figure,
+    overfitting_figure,
     pruning_figure,
     scale_resume_figure,
     step_breakdown_figure,
@@ -46,7 +47,8 @@ __all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "E
            "zero_per_gpu_figure",
            # পাঠ ০৬–০৮
            "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure", "step_breakdown_figure",
-           "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "capstone_scale_figure"]
+           "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "overfitting_figure",
+           "capstone_scale_figure"]
 
 BENGALI_FONT = "Hind Siliguri"
 MIN_MATPLOTLIB = (3, 11)

@@ -127,29 +127,28 @@ def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
 
 
 CURVE_CHOICES = {
-    "A": "BF16 FP32-এর চেয়ে সূক্ষ্ম, তাই BF16-এর মডেল ভালো শেখে।",
-    "B": "rounding আলাদা বলে দুই run একটু আলাদা পথে চলে; ০.০২–০.০৪ bpc-র পার্থক্য এই run-ভেদের মাপের, "
-         "ফরম্যাটের গুণের নয়।",
-    "C": "একই সংখ্যক step-এ BF16 বেশি ডেটা দেখেছে।",
-    "D": "দুই run-এর held-out অংশ আলাদা ছিল।",
+    "A": "BF16-এর rounding-এর ভুল লম্বা run-এ জমে জমে held-out-এর loss বাড়ায়।",
+    "B": "শেখার হার বেশি: run ভেঙে পড়ছে (diverging)।",
+    "C": "মডেল ছোট সংকলনের train-এর লেখা মুখস্থ করছে (overfitting): প্রতিটি অক্ষর সে অনেকবার দেখেছে।",
+    "D": "ছোট সংকলনের held-out খণ্ডগুলো বেশি কঠিন, অন্য ধাঁচের লেখা।",
 }
 """অনুশীলনী ০৮.৩-এর বিকল্প।"""
 
 
 def check_curve_explanation(answer) -> Verdict:
-    """অনুশীলনী ০৮.৩: H200-এর FP32 বনাম BF16 রেখার শেষের পার্থক্যের ব্যাখ্যা (বিকল্প A–D)।"""
+    """অনুশীলনী ০৮.৩: ছোট সংকলনে held-out-এর রেখা কেন উঠে যায়, train-এরটা নামতে থাকলেও (বিকল্প A–D)।"""
     if is_blank(answer):
         return blank_verdict()
     key = str(answer).strip().upper()
     why = {
-        "A": "BF16-এর mantissa মাত্র ৭ বিট, FP32-এর ২৩ — সে কম সূক্ষ্ম। আর ১২০০ step-এ FP32-ই এগিয়ে ছিল: "
-             "দিক বদলায় কেন?",
-        "C": "দুই run একই seed-এর একই ব্যাচ পায় (BatchStream), একই সংখ্যক step — ডেটা হুবহু এক।",
-        "D": "held-out ভাগ split_by_work ঠিক করে, precision নয়; দুই run-এ একই খণ্ডগুলো।",
+        "A": "পূর্ণ সংকলনে একই BF16, একই step — সেখানে held-out ওঠে না; আর FP32-এর run BF16-এর সঙ্গে প্রায় হুবহু "
+             "মেলে। ফরম্যাট নয়।",
+        "B": "run ভেঙে পড়লে train-এর loss-ও উঠত; এখানে train নামতেই থাকে।",
+        "D": "held-out কঠিন হলে তার রেখা শুরু থেকেই উঁচু থাকত, নেমে আবার উঠত না; step ৫০০ পর্যন্ত সে নামছিল।",
     }
-    if key == "B":
-        return say(True, "১২০০ step-এ FP32 এগিয়ে, ১৮০০-তে BF16 — চিহ্ন বদলায়, তাই এটা run-ভেদ (noise)। "
-                         "BF16-এর আসল লাভ সময় আর মেমরিতে।")
+    if key == "C":
+        return say(True, "train নামে, held-out ওঠে: overfitting। ছোট সংকলনের প্রতিটি অক্ষর মডেল কয়েক ডজনবার দেখেছে। "
+                         "প্রতিকার: বেশি ডেটা, dropout, সেরা checkpoint রাখা, early stopping।")
     if key in why:
         return say(False, why[key])
     return say(False, f"উত্তর হবে 'A', 'B', 'C' বা 'D'; পেয়েছি {answer!r}।")
