@@ -8,9 +8,9 @@ TORCH_PIP_ARGS ?=
 PY  := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # Who installs the packages: pip, or uv's pip interface when UV names a uv program (`make test UV=uv`). Both install
-# the same packages from the same pyproject.toml; uv resolves and unpacks them several times faster (CI uses it, and
-# compiles bytecode at install: 58 s from a cold cache on 2 cores; pip took 112 s without compiling). uv does not read
-# pip's configuration files: .ci/run shows how a machine's local indexes are handed to it.
+# the same packages from the same pyproject.toml; uv resolves and unpacks them several times faster (CI uses it: 14 s
+# from a cold cache on 2 cores; pip took 112 s). uv does not read pip's configuration files: .ci/run shows how a
+# machine's local indexes are handed to it.
 UV ?=
 INSTALL := $(if $(UV),$(UV) pip install --python $(PY),$(PIP) install)
 FIRST_LESSON := notebooks/00_orientation.ipynb
