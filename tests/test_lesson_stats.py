@@ -84,3 +84,23 @@ def test_term_plan_table_matches_the_lessons():
         words, lines = (int(g.replace(",", "")) for g in m.groups())
         assert abs(words - row["words"]) <= 0.1 * row["words"], (row["lesson"], words, row["words"])
         assert abs(lines - row["code_lines"]) <= 0.1 * row["code_lines"], (row["lesson"], lines, row["code_lines"])
+
+
+def test_each_lesson_and_lesson_00s_map_give_the_measured_minutes():
+    """The minutes a lesson's header and lesson 00's map promise are docs/term_plan.md's measured totals (to the
+    nearest 5), not an older guess."""
+    text = (ROOT / "docs/term_plan.md").read_text(encoding="utf-8")
+    totals = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\| (\d\d) \|.*\| (\d+) \|\s*$", text, flags=re.M)}
+    assert len(totals) == len(list((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
+    digits = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
+    header = re.compile(r"\*\*সম(?:\u09df|\u09af\u09bc):\*\* প্রায় ([০-৯]+) মিনিট")
+    mapped = {}
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        m = header.search("".join(cells[0]["source"]))
+        assert m, f"{path.name}: no '**সময়:** প্রায় … মিনিট' in the first cell"
+        assert int(m.group(1).translate(digits)) == 5 * round(totals[path.name[:2]] / 5), path.name
+        if path.name.startswith("00"):
+            source = next("".join(c["source"]) for c in cells if "LESSONS = [" in "".join(c["source"]))
+            mapped = {n: int(v) for n, v in re.findall(r'\("(\d\d)",.*?, (\d+)\),', source, flags=re.S)}
+    assert mapped == {n: 5 * round(t / 5) for n, t in totals.items()}
