@@ -46,6 +46,7 @@ from mishran.literature import (
     split_by_work,
 )
 from mishran.metrics import (
+    BestCheckpoint,
     bigram_bpc,
     bits_per_char,
     flops_per_token,
@@ -181,12 +182,6 @@ class CapstoneConfig:
         self.seed = as_seed(-1 if self.seed is None else self.seed)       # None-ও নয়: একই seed-এ একই run
 
 
-def _module(model) -> None:
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model হবে একটি torch.nn.Module, যেমন TinyGPT (model must be a torch.nn.Module); "
-                        f"পেয়েছি {model!r:.80}")
-
-
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -214,54 +209,6 @@ def lr_schedule(config: CapstoneConfig):
         return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * done)))
 
     return lr_at
-
-
-class BestCheckpoint:
-    """সবচেয়ে কম held-out bpc-এর মূল্যায়ন: তার step আর ওজনের একটি কপি (CPU-তে, তাই GPU-র peak মেমরি বাড়ে না)।
-
-    শেষের ওজন নয়, এটাই রাখার মতো: overfitting শুরু হলে train-এর loss কমতেই থাকে, held-out-এর bpc বাড়ে (পাঠ ০৮)।
-    patience দিলে `stop` বলে কখন থামা উচিত: পরপর এতগুলো মূল্যায়নে নতুন সেরা আসেনি (early stopping)।
-    """
-
-    def __init__(self, patience: int | None = None):
-        if patience is not None:
-            positive_int(patience, "patience (or None)")
-        self.bpc, self.step, self.weights, self.patience, self.since = math.inf, None, None, patience, 0
-
-    def update(self, model: torch.nn.Module, step: int, bpc: float) -> bool:
-        """নতুন মূল্যায়ন; আগের সেরার চেয়ে কম হলে ওজন কপি করে True।"""
-        _module(model)
-        if not _is_int(step) or step < 0:
-            raise ValueError(f"step হবে ০ বা তার বেশি পূর্ণসংখ্যা (step must be an integer >= 0); পেয়েছি {step!r}")
-        bpc = finite_float(bpc, "bpc", minimum=0)
-        if bpc < self.bpc:
-            self.bpc, self.step, self.since = bpc, step, 0
-            self.weights = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-            return True
-        self.since += 1
-        return False
-
-    @property
-    def stop(self) -> bool:
-        """patience-এর নিয়মে এখন থামা উচিত কি না।"""
-        return self.patience is not None and self.since >= self.patience
-
-    def restore(self, model: torch.nn.Module) -> None:
-        """সেরা মূল্যায়নের ওজন মডেলে ফেরায় (কোনো মূল্যায়ন না হয়ে থাকলে কিছু করে না)।"""
-        _module(model)
-        if self.weights is not None:
-            model.load_state_dict(self.weights)
-
-    def state_dict(self) -> dict:
-        """checkpoint-এ রাখার জন্য: resume-এর পরেও সেরাটা হারায় না।"""
-        return {"bpc": self.bpc, "step": self.step, "since": self.since, "weights": self.weights}
-
-    def load_state_dict(self, state: dict) -> None:
-        """state_dict()-এর উল্টো।"""
-        if not isinstance(state, dict) or not {"bpc", "step", "since", "weights"} <= state.keys():
-            raise TypeError("state হবে BestCheckpoint.state_dict()-এর dict (state must be a BestCheckpoint state_dict "
-                            f"with bpc, step, since, weights); পেয়েছি {state!r:.80}")
-        self.bpc, self.step, self.since, self.weights = state["bpc"], state["step"], state["since"], state["weights"]
 
 
 def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model: bool = False):

@@ -1,5 +1,5 @@
 """একটি অক্ষর-ভিত্তিক ভাষা-মডেলের মাপকাঠি (পাঠ ০৮): bits per character, bigram-এর তুলনা, লেখা নমুনা আর তার
-শব্দের কত ভাগ চেনা, এক token-এর FLOP আর MFU।
+শব্দের কত ভাগ চেনা, এক token-এর FLOP আর MFU; আর সেরা held-out-এর checkpoint (early stopping)।
 
     from mishran.metrics import heldout_bpc, bigram_bpc, sample
     bpc = heldout_bpc(model, data.val_data, block_size=64, precision="bf16")
@@ -21,8 +21,8 @@ from mishran.precision import autocast
 from mishran.precision import check as check_precision
 from mishran.util import as_device, as_seed, finite_float, positive_int
 
-__all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "sample", "vocabulary_share", "flops_per_token",
-           "peak_tflops_for", "mfu", "speed_figures"]
+__all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "BestCheckpoint", "sample", "vocabulary_share",
+           "flops_per_token", "peak_tflops_for", "mfu", "speed_figures"]
 
 
 # ---------------------------------------------------------------- মাপ: bits per character
@@ -100,6 +100,56 @@ def _model(model) -> None:
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model হবে একটি torch.nn.Module, যেমন TinyGPT (model must be a torch.nn.Module); "
                         f"পেয়েছি {model!r}")
+
+
+# ---------------------------------------------------------------- সেরা held-out checkpoint
+
+class BestCheckpoint:
+    """সবচেয়ে কম held-out bpc-এর মূল্যায়ন: তার step আর ওজনের একটি কপি (CPU-তে, তাই GPU-র peak মেমরি বাড়ে না)।
+
+    শেষের ওজন নয়, এটাই রাখার মতো: overfitting শুরু হলে train-এর loss কমতেই থাকে, held-out-এর bpc বাড়ে (পাঠ ০৮)।
+    patience দিলে `stop` বলে কখন থামা উচিত: পরপর এতগুলো মূল্যায়নে নতুন সেরা আসেনি (early stopping)।
+    """
+
+    def __init__(self, patience: int | None = None):
+        if patience is not None:
+            positive_int(patience, "patience (or None)")
+        self.bpc, self.step, self.weights, self.patience, self.since = math.inf, None, None, patience, 0
+
+    def update(self, model: torch.nn.Module, step: int, bpc: float) -> bool:
+        """নতুন মূল্যায়ন; আগের সেরার চেয়ে কম হলে ওজন কপি করে True।"""
+        _model(model)
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise ValueError(f"step হবে ০ বা তার বেশি পূর্ণসংখ্যা (step must be an integer >= 0); পেয়েছি {step!r}")
+        bpc = finite_float(bpc, "bpc", minimum=0)
+        if bpc < self.bpc:
+            self.bpc, self.step, self.since = bpc, step, 0
+            self.weights = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+            return True
+        self.since += 1
+        return False
+
+    @property
+    def stop(self) -> bool:
+        """patience-এর নিয়মে এখন থামা উচিত কি না।"""
+        return self.patience is not None and self.since >= self.patience
+
+    def restore(self, model: torch.nn.Module) -> None:
+        """সেরা মূল্যায়নের ওজন মডেলে ফেরায় (কোনো মূল্যায়ন না হয়ে থাকলে কিছু করে না)।"""
+        _model(model)
+        if self.weights is not None:
+            model.load_state_dict(self.weights)
+
+    def state_dict(self) -> dict:
+        """checkpoint-এ রাখার জন্য: resume-এর পরেও সেরাটা হারায় না।"""
+        return {"bpc": self.bpc, "step": self.step, "since": self.since, "weights": self.weights}
+
+    def load_state_dict(self, state: dict) -> None:
+        """state_dict()-এর উল্টো।"""
+        if not isinstance(state, dict) or not {"bpc", "step", "since", "weights"} <= state.keys():
+            raise TypeError("state হবে BestCheckpoint.state_dict()-এর dict (state must be a BestCheckpoint state_dict "
+                            f"with bpc, step, since, weights); পেয়েছি {state!r:.80}")
+        self.bpc, self.step, self.since, self.weights = state["bpc"], state["step"], state["since"], state["weights"]
 
 
 # ---------------------------------------------------------------- নমুনা লেখা
