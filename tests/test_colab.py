@@ -149,12 +149,22 @@ class Runtime:
                 f"--IPKernelApp.exec_lines={json.dumps(lines)}"]
         (self.specs / name / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": name,
                                                                    "language": "python"}))
-        km = jupyter_client.KernelManager(kernel_name=name, kernel_spec_manager=self.ksm)
-        km.start_kernel(env=dict(self.env))
-        kc = km.client()
-        kc.start_channels()
-        kc.wait_for_ready(timeout=120)
-        return km, kc
+        for attempt in range(3):
+            km = jupyter_client.KernelManager(kernel_name=name, kernel_spec_manager=self.ksm)
+            km.start_kernel(env=dict(self.env))
+            kc = km.client()
+            kc.start_channels()
+            try:
+                kc.wait_for_ready(timeout=120)
+                return km, kc
+            except RuntimeError:
+                # "Kernel died before replying": jupyter_client picks free TCP ports, then the kernel binds them;
+                # on a busy machine another process took one in between (the kernel's log: "Address already in
+                # use"). A race of the harness, not of the course: start the kernel again, at most three times.
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)
+                if attempt == 2:
+                    raise
 
 
 def run_all(kc, sources, timeout=300, stop_on_error=True):
