@@ -288,3 +288,15 @@ def test_the_recorded_h200_runs_agree_with_themselves_and_with_the_formulas():
         assert (len(data.train_data), len(data.val_data)) == (rec["runs"][name]["train_chars"],
                                                                rec["runs"][name]["heldout_chars"])
     assert rec["resume"]["exact"] and rec["resume"]["resumed_losses"] == rec["resume"]["full_losses_from_checkpoint"]
+
+
+def test_a_resumed_run_reports_the_best_from_before_the_checkpoint(forty, tmp_path):
+    # lr 0.05: the best held-out comes at step 1, before the checkpoint at step 4; the resumed run never beats it
+    common = dict(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1, eval_chars=600,
+                  sample_tokens=2, lr=0.05, device="cpu", warmup=0)
+    ckpt = str(tmp_path / "ckpt.pt")
+    full = capstone.run(capstone.CapstoneConfig(**common, checkpoint_path=ckpt, save_at=4), data=forty)
+    resumed, model = capstone.run(capstone.CapstoneConfig(**common, resume_from=ckpt), data=forty, return_model=True)
+    assert full["best_step"] < 4 and resumed["losses"] == full["losses"][4:]
+    assert (resumed["heldout_bpc"], resumed["best_step"]) == (full["heldout_bpc"], full["best_step"])
+    assert metrics.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == resumed["heldout_bpc"]

@@ -247,9 +247,9 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
 
     if device.type == "cuda":
         out["peak_memory_bytes"] = torch.cuda.max_memory_allocated(device)
-    # মাপা হয় সেরা checkpoint (ফেরত যাওয়া মডেল আর নমুনা তারই); শেষ মূল্যায়নেরটা পাশে
+    # মাপা হয় সেরা checkpoint (ফেরত যাওয়া মডেল আর নমুনা তারই; resume-এর আগের মূল্যায়নও ধরে, runner-এর
+    # BestCheckpoint থেকে); শেষ মূল্যায়নেরটা পাশে
     out["final_bpc"] = out["curve"][-1]["bpc"] if out["curve"] else None
-    out["heldout_bpc"] = min(c["bpc"] for c in out["curve"]) if out["curve"] else None
     alphas = (0.01, 0.1, 0.5, 1.0)
     bigrams = {a: bigram_bpc(data.train_data, data.val_data[:_eval_len(config, data)], data.vocab_size, a)
                for a in alphas}
@@ -284,8 +284,10 @@ def _run_torch(model, data, config, precision, device, out):
     best = BestCheckpoint(config.patience)
     step = 0
     if config.resume_from:
-        step = load_checkpoint(config.resume_from, model, optimizer, scaler, generator=stream.generator)
-        best.load_state_dict(torch.load(config.resume_from, map_location="cpu", weights_only=True)["extra"]["best"])
+        step, extra = load_checkpoint(config.resume_from, model, optimizer, scaler, generator=stream.generator,
+                                      return_extra=True)
+        best.load_state_dict(extra["best"])
+    lr_at = lr_schedule(config)
     runner = torch.compile(model) if config.compile else model          # ওজন একই; checkpoint লেখে model নিজে
     out.update(world_size=1, engine="pytorch", global_batch=stream.global_batch, start_step=step,
                losses=[], step_times=[], loss_scales=[], skipped_steps=[], curve=[])
@@ -295,7 +297,7 @@ def _run_torch(model, data, config, precision, device, out):
             n = config.save_at - step
         cfg = TrainConfig(precision=precision, steps=n, accumulation_steps=config.accumulation_steps,
                           clip_norm=config.clip_norm, device=str(device), progress=config.progress)
-        log = train(runner, optimizer, stream, cfg, scaler=scaler, start_step=step, lr_at=lr_schedule(config))
+        log = train(runner, optimizer, stream, cfg, scaler=scaler, start_step=step, lr_at=lr_at)
         step = log.end_step
         for key, part in (("losses", log.losses), ("step_times", log.step_times), ("loss_scales", log.scales),
                           ("skipped_steps", log.skipped)):
@@ -305,9 +307,14 @@ def _run_torch(model, data, config, precision, device, out):
         if config.checkpoint_path and step == config.save_at:
             save_checkpoint(config.checkpoint_path, model, optimizer, scaler, step=step, generator=stream.generator,
                             extra={"config": asdict(config), "best": best.state_dict()})
-    out["best_step"], out["stopped_early"] = best.step, best.stop and step < config.steps
+    out.update(_best_report(best), stopped_early=best.stop and step < config.steps)
     best.restore(model)
     return model
+
+
+def _best_report(best: BestCheckpoint) -> dict:
+    """রিপোর্টের heldout_bpc আর best_step: BestCheckpoint-ই তাদের একমাত্র উৎস (কোনো মূল্যায়ন না হলে None)।"""
+    return {"heldout_bpc": best.bpc if best.step is not None else None, "best_step": best.step}
 
 
 def _evaluate(model, data, config, precision, device, step, curve, best) -> None:
@@ -367,7 +374,7 @@ def _run_deepspeed(model, data, config, precision, device, out):
     out["loss_scales"] = [s for s in scale_log.scales if s is not None]
     out["skipped_steps"] = scale_log.skipped_steps
     out["ds_config"] = ds_config
-    out["best_step"], out["stopped_early"] = best.step, bool(stop.item())
+    out.update(_best_report(best), stopped_early=bool(stop.item()))
     scale_log.close()
     if rank != 0:
         ds.release(engine)

@@ -431,14 +431,16 @@ def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generato
     os.replace(tmp, path)
 
 
-def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, restore_rng: bool = True) -> int:
+def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, restore_rng: bool = True,
+                    return_extra: bool = False):
     """save_checkpoint()-এর ফাইল থেকে সব ফেরায়, আর কত step হয়ে গেছে তা ফেরত দেয় (পাঠ ০৩)।
 
     নতুন process-এ মডেল, optimizer, grad_scaler(...) আর generator বানিয়ে এখানে দাও, তারপর
-    train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে।
+    train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে। return_extra=True হলে
+    (step, save_checkpoint-এর extra): ফাইলটা একবারই পড়া হয় (পাঠ ০৮-এর সেরা checkpoint সেখানে থাকে)।
     """
     _check_parts(model, optimizer, scaler, generator)
-    restore_rng = as_bool(restore_rng, "restore_rng")
+    restore_rng, return_extra = as_bool(restore_rng, "restore_rng"), as_bool(return_extra, "return_extra")
     if not os.path.isfile(path := _path(path)):
         raise FileNotFoundError(f"checkpoint ফাইল নেই (checkpoint file not found): {os.fspath(path)!r}")
     state = torch.load(path, map_location="cpu", weights_only=True)
@@ -457,4 +459,4 @@ def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, re
         scaler.load_state_dict(state["scaler"])
     if restore_rng:
         set_rng_state(state["rng"], generator)
-    return state["step"]
+    return (state["step"], state["extra"]) if return_extra else state["step"]
