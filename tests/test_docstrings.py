@@ -15,7 +15,8 @@ CORE = ["mishran.formats", "mishran.scaling", "mishran.train", "mishran.data", "
         "mishran.exercises.lesson02", "mishran.exercises.lesson03", "mishran.exercises.lesson04",
         "mishran.exercises.lesson05", "mishran.hardware", "mishran.simulation", "mishran.plots", "mishran.figures",
         "mishran.figure_inputs", "mishran.widgets",
-        "mishran.fp8", "mishran.quantize", "mishran.ddp_demo"]
+        "mishran.fp8", "mishran.quantize", "mishran.ddp_demo", "mishran.comm_precision", "mishran.fsdp",
+        "mishran.exercises.lesson09"]
 
 
 def _public(module):

@@ -37,6 +37,7 @@ from mishran import (  # noqa: E402
     bench_model,
     capstone,
     capstone_check,
+    comm_precision,
     data,
     ddp_demo,
     display,
@@ -48,6 +49,7 @@ from mishran import (  # noqa: E402
     figures,
     formats,
     fp8,
+    fsdp,
     hardware,
     literature,
     memory,
@@ -556,6 +558,40 @@ def _ds_train_checks(**kwargs):
         ds_train._start = original
 
 
+def _fsdp_run_without_spawning(*args):
+    """fsdp.run's own checks, with the worker processes replaced by a refusal (tests/test_fsdp.py runs it for real)."""
+    def no_spawn(world, args):
+        raise _Spawned()
+    original, fsdp._spawn = fsdp._spawn, no_spawn
+    try:
+        fsdp.run(*args)
+    except _Spawned:
+        pass
+    finally:
+        fsdp._spawn = original
+
+
+def _shard_without_group(*args):
+    """fsdp.shard_model's own checks on a fresh model; with every argument right it stops at its last refusal, "no
+    process group" (tests/test_fsdp.py shards in a real one)."""
+    try:
+        fsdp.shard_model(*args)
+    except RuntimeError as err:
+        if "process group" not in str(err):
+            raise
+
+
+class _Syncable(torch.nn.Module):
+    """What fsdp.gradient_sync needs of a model: set_requires_gradient_sync (an FSDP2 module has it)."""
+
+    def set_requires_gradient_sync(self, flag):
+        self.flag = flag
+
+
+COMM_GRADS = torch.randn(4, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+COMM_SWEEP = comm_precision.error_sweep(worlds=(2, 8), n=64)
+
+
 OWN_CALLS += [
     # literature (a four-piece collection; "lit.txt" is written in tmp_path)
     ("literature.Piece", literature.Piece, ("ক", 0, "t", "অআ")),
@@ -667,6 +703,24 @@ OWN_CALLS += [
     ("ds_train.run", _ds_train_checks, (), {"zero_stage": None, "steps": 2, "global_batch": None, "micro_batch": None,
                                            "precision": "auto", "size": "tiny", "lr": 3e-4, "seed": 0,
                                            "warmup": None, "cpu": True}),
+    # comm_precision (pure arithmetic) and fsdp (up to where processes or a process group would start)
+    ("comm_precision.ring_reduce_scatter", comm_precision.ring_reduce_scatter, (COMM_GRADS, "bf16", None)),
+    ("comm_precision.ring_order_sum", comm_precision.ring_order_sum, (COMM_GRADS, torch.float32, torch.bfloat16)),
+    ("comm_precision.direct_reduce_scatter", comm_precision.direct_reduce_scatter, (COMM_GRADS, "bf16", "fp32")),
+    ("comm_precision.reduced_mean", comm_precision.reduced_mean, (COMM_GRADS, "fp16", None, "pre_post", "ring")),
+    ("comm_precision.relative_error", comm_precision.relative_error, (COMM_GRADS[0] * 1.01, COMM_GRADS[0])),
+    ("comm_precision.gradient_sample", comm_precision.gradient_sample, (4, 16, 1.0, 1.0, 1e-3, 0)),
+    ("comm_precision.error_sweep", comm_precision.error_sweep, ((2, 4), None, 32, 0)),
+    ("comm_precision.fsdp_divide_factors", comm_precision.fsdp_divide_factors, (8, "fp16")),
+    ("comm_precision.scheme_cost", comm_precision.scheme_cost, (("bf16", None, "avg", "ring"),)),
+    ("comm_precision.smallest_safe_dtype", comm_precision.smallest_safe_dtype, (8, 1e-2, COMM_SWEEP)),
+    ("comm_precision.wire_bytes", comm_precision.wire_bytes, (1000, 8, "bf16", "reduce_scatter")),
+    ("comm_precision.wire_table", comm_precision.wire_table, (1000, 8)),
+    ("figures.comm_error_figure", figures.comm_error_figure, (COMM_SWEEP, 1e-2, None)),
+    ("fsdp.mp_policy", fsdp.mp_policy, ("bf16",)),
+    ("fsdp.shard_model", _shard_without_group, (Fresh(_tiny_gpt), "bf16", True, None)),
+    ("fsdp.gradient_sync", fsdp.gradient_sync, (_Syncable(),)),
+    ("fsdp.run", _fsdp_run_without_spawning, (("bf16",), 2, 2, 2, 2, 1e-3)),
     # precision, formats, util
     ("precision.needs_loss_scaling", precision.needs_loss_scaling, ("fp16",)),
     ("formats.FloatFormat", formats.FloatFormat, ("e4m3", 4, 3, False, "E4M3")),
@@ -718,8 +772,8 @@ NO_ARGUMENTS = {"ds_config.cpu_accelerator_if_no_gpu", "hardware.simulated_capab
                 "scaling.DynamicLossScaler.state_dict", "scaling.FormatRegions.bands",
                 "scaling.UnderflowReport.as_dict", "hardware.DeviceReport.lines",
                 "quantize.DynamicInt8Linear.extra_repr", "literature.literature_path", "literature.provenance",
-                "capstone.recorded_h200", "metrics.BestCheckpoint.state_dict", "train.StepBookkeeper.finish",
-                "bench.has_cxx_compiler",
+                "capstone.recorded_h200", "fsdp.recorded_h200", "metrics.BestCheckpoint.state_dict",
+                "train.StepBookkeeper.finish", "bench.has_cxx_compiler",
                 "speed.fp8_recipes", "memory.Ledger.rows", "memory.Ledger.per_parameter", "memory.Ledger.as_dict",
                 "ds.current_engine", "ds.loss_scale_messages", "ds.LossScaleLog.record", "ds.LossScaleLog.as_dicts",
                 "ds.LossScaleLog.close", "ds_config.cpu_supports_fp16", "util.free_port"}
@@ -729,6 +783,7 @@ LEFT_OUT = {"capstone_check.main": _COMMAND_LINE,
             "capstone_check.CheckError": "an exception class: its argument is the message, any text",
             "ddp_demo.main": _COMMAND_LINE, "bench.main": _COMMAND_LINE, "speed.main": _COMMAND_LINE,
             "capstone.main": _COMMAND_LINE, "ds_train.main": _COMMAND_LINE, "ds_train.parse_args": _COMMAND_LINE,
+            "fsdp.main": _COMMAND_LINE,
             "ledger_table.main": "a command line (argparse) that measures every mode's ledger; measure_step behind "
                                  "it is fuzzed"}
 FUZZED_ELSEWHERE = {  # in the tests above

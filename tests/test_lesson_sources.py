@@ -44,6 +44,12 @@ SHOWN = {
         "mishran.bench.build": ["convert_to_float8_training", "Float8LinearConfig.from_recipe_name",
                                 "torch.compile("],
     },
+    "09_fsdp_mixed_precision": {
+        "mishran.fsdp.shard_model": ["model.to(", "for block in blocks:", "fully_shard(block", "fully_shard(model"],
+        "mishran.fsdp.mp_policy": ["MixedPrecisionPolicy("],
+        "mishran.comm_precision.ring_order_sum": ["first = (", "for k in range(1, world):", "acc = acc + own",
+                                                  "acc.to(hop_dtype)"],
+    },
 }
 
 # A lesson that still cuts a library's source text by hand. Strict: when it is fixed, remove it from here.

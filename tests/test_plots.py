@@ -132,3 +132,36 @@ def test_a_wrong_figure_input_is_named_before_drawing_and_leaves_no_figure(font)
         step_breakdown_figure([{"mode": "bf16"}], "t")               # no "by_category": found while drawing
     assert plt.get_fignums() == [fig.number]                         # the half-drawn figure was closed
     plt.close(fig)
+
+
+def test_comm_error_figure_draws_each_scheme_the_floor_and_the_tolerance(font):
+    """Lesson 09: one line per scheme at the sweep's numbers, the BF16 rounding floor dashed, the tolerance dotted,
+    the legend outside the axes; log-log; Bengali text with no missing glyph; bad input named before drawing."""
+    from mishran.comm_precision import error_sweep
+    from mishran.figures import comm_error_figure
+
+    sweep = error_sweep(worlds=(2, 4, 8), n=64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = comm_error_figure(sweep, tolerance=1e-3)
+        fig.canvas.draw()
+    assert not [w for w in caught if "missing from" in str(w.message).lower()]
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    lines = {line.get_label(): line for line in ax.lines}
+    assert list(lines["BF16 (ring)"].get_ydata()) == sweep["errors"]["bf16"]
+    assert list(lines["FP32"].get_xdata()) == [2, 4, 8]
+    floor = next(line for label, line in lines.items() if "bf16_rounding_floor" in label)
+    assert floor.get_linestyle() == "--" and list(floor.get_ydata()) == sweep["bf16_rounding_floor"]
+    tol = next(line for label, line in lines.items() if "সহনশীলতা" in label)
+    assert set(tol.get_ydata()) == {1e-3}
+    assert len(ax.lines) == len(sweep["errors"]) + 2
+    assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1
+    plt.close(fig)
+    fig = comm_error_figure(sweep)                                      # no tolerance: no dotted line
+    assert len(fig.axes[0].lines) == len(sweep["errors"]) + 1
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"comm_error_figure\(\): tolerance হবে"):
+        comm_error_figure(sweep, tolerance=0)
+    with pytest.raises(ValueError, match=r"ইনপুটের গড়ন মেলেনি"):
+        comm_error_figure({"worlds": [2]})

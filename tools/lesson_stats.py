@@ -25,7 +25,7 @@ from pathlib import Path
 # AMD EPYC, no AVX512-BF16, the machine shared with other work, load about 1.4; 2026-12-02; the same table as
 # docs/benchmarks.md's CPU row). A student's laptop with 4+ cores is usually faster; a cell run twice is slower.
 CPU_SECONDS = {"00": 23.7, "01": 19.7, "02": 65.4, "03": 44.2, "04": 35.8, "05": 117.3, "06": 68.3,
-               "07": 49.6, "08": 60.9}
+               "07": 49.6, "08": 60.9, "09": 20.0}
 
 TIMES_LINE = re.compile(r"^\s*([\d.]+)\s*s\s+\S*?(\d\d)_[^/\s]*\.ipynb\s*$")
 

@@ -1,15 +1,21 @@
-"""কয়েকটি GPU-তে DeepSpeed দিয়ে TinyGPT প্রশিক্ষণ, ZeRO stage 0/1/2 — DeepSpeed-এর launcher দিয়ে চালানোর script (পাঠ ০৫)।
+"""কয়েকটি GPU-তে TinyGPT প্রশিক্ষণ, DeepSpeed ZeRO 0–3 বা PyTorch-এর FSDP2 — launcher দিয়ে চালানোর script (পাঠ ০৫, ০৯)।
 
     deepspeed --num_gpus 2 --module mishran.ds_train --zero-stage 2 --steps 40 --out z2_n2.json
     deepspeed --num_gpus 1 --module mishran.ds_train --zero-stage 2 --steps 40 --out z2_n1.json
+    torchrun --nproc_per_node 2 -m mishran.ds_train --engine fsdp2 --steps 40 --out fsdp2_n2.json
     python -m mishran.ds_train --cpu --steps 3 --out smoke.json     # CPU-তে এক process (gloo), ছোট মডেল
 
 GPU-র সংখ্যা N যা-ই হোক, global batch একই থাকে: accumulation_steps = global_batch / (micro_batch × N)।
 প্রতিটি step-এর global batch একটি নির্দিষ্ট seed থেকে আসে আর N ভাগে ভাগ হয়, তাই N = 1 আর N = 2-এর loss
 একই নমুনার গড় — পার্থক্য শুধু যোগের ক্রমের rounding। প্রতিটি rank নিজের peak memory
 (torch.cuda.max_memory_allocated) আর model state-এর বাইট মাপে; rank 0 সব জড়ো করে JSON লেখে।
-launcher প্রতিটি process-কে RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT দেয় আর
-`--local_rank=...` argument জোড়ে; launcher ছাড়া চালালে mishran.ds এক-process-এর env বসায়।
+launcher (deepspeed বা torchrun) প্রতিটি process-কে RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT দেয়
+(deepspeed আরও `--local_rank=...` argument জোড়ে); launcher ছাড়া চালালে mishran.ds এক-process-এর env বসায়।
+
+`--engine fsdp2` (পাঠ ০৯): একই মডেল, ডেটা, batch-এর ভাগ আর precision, কিন্তু DeepSpeed-এর বদলে
+mishran.fsdp.shard_model (bf16 → "bf16" policy, fp32 → "fp32"), torch.optim.AdamW (DeepSpeed-এর পথের সংখ্যাতেই:
+ADAMW) আর mishran.train.amp_step, FSDP2-এর gradient-sync সুইচ সহ। FP16 এখানে চলে না: FSDP2-এর নিজের loss
+scaler নেই। শেষে দুই engine-ই একই held-out batch-গুলোয় loss মাপে (HELDOUT), সব rank একসঙ্গে।
 """
 from __future__ import annotations
 
@@ -18,19 +24,25 @@ import json
 import os
 import platform
 import time
+from dataclasses import dataclass
 
 import torch
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import DTensor
 
 from mishran import ds, ds_config
 from mishran.data import CharDataset
+from mishran.fsdp import gradient_sync, shard_model
 from mishran.literature import BatchStream
 from mishran.models import GPTConfig, TinyGPT
 from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import autocast, grad_scaler
 from mishran.precision import check as check_precision
 from mishran.precision import resolve as resolve_precision
+from mishran.train import amp_step
 from mishran.util import as_bool, as_seed, finite_float, package_version
 
-__all__ = ["SIZES", "parse_args", "run", "main"]
+__all__ = ["SIZES", "ENGINES", "ADAMW", "HELDOUT", "parse_args", "run", "main"]
 
 # মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
 SIZES = {
@@ -38,12 +50,27 @@ SIZES = {
     "gpu": dict(block_size=256, n_layer=8, n_head=12, n_embd=768),      # ≈ 57M ওজন
 }
 
+ENGINES = ("deepspeed", "fsdp2")
+"""কে shard করে আর optimizer step দেয় (পাঠ ০৯): DeepSpeed-এর engine (ZeRO), নাকি PyTorch-এর FSDP2।"""
+
+# DeepSpeed-এর পথে config-এ optimizer block নেই, তাই mishran.ds.initialize বানায় torch.optim.AdamW(lr=lr): torch-এর
+# ডিফল্ট betas, eps আর weight_decay — ds_config-এর নিজের optimizer block-এও (_optimizer_block) ঠিক এই সংখ্যাগুলো।
+# FSDP2-এর পথ একই সংখ্যা নেয়। এখানে আবার লেখা, কারণ ds_config এগুলো public ধ্রুবক হিসেবে দেয় না (আর ds_config.py
+# এখন বদলানো যাচ্ছে না); tests/test_ds.py দুই উৎসের সঙ্গেই মেলায়।
+ADAMW = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
+"""FSDP2-এর AdamW-এর betas, eps, weight_decay: DeepSpeed-এর পথের সঙ্গে এক (পাঠ ০৯); lr আসে --lr থেকে।"""
+
+HELDOUT = {"batches": 4, "batch_size": 8, "seed": 1234}
+"""held-out loss: val অংশ থেকে এই seed-এর generator-এ batches-টি batch, প্রতিটি batch_size নমুনা (পাঠ ০৯)।"""
+
 
 def parse_args(argv=None):
-    """`python -m mishran.ds_train`-এর argument (পাঠ ০৫)।"""
-    p = argparse.ArgumentParser(description="DeepSpeed ZeRO দিয়ে TinyGPT (mishran, পাঠ ০৫)")
-    p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2],
-                   help="ডিফল্ট: config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1, নইলে 0)")
+    """`python -m mishran.ds_train`-এর argument (পাঠ ০৫, ০৯)।"""
+    p = argparse.ArgumentParser(description="DeepSpeed ZeRO বা FSDP2 দিয়ে TinyGPT (mishran, পাঠ ০৫, ০৯)")
+    p.add_argument("--engine", default="deepspeed", choices=ENGINES, help="deepspeed (ZeRO) বা fsdp2 (PyTorch)")
+    p.add_argument("--zero-stage", type=int, default=None, choices=list(ds_config.ZERO_STAGES),
+                   help="শুধু deepspeed। ডিফল্ট: config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1, "
+                        "নইলে 0)")
     p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
     p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
     p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
@@ -59,58 +86,133 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
+@dataclass
+class _Plan:
+    """একটি run-এর সব সিদ্ধান্ত, একবারই ঠিক করা; দুই engine-এর পথ এটাই পড়ে।"""
+
+    device: torch.device
+    world: int
+    micro: int
+    accum: int
+    precision: str
+    zero_stage: int | None
+    lr: float
+    steps: int
+    warmup: int
+    data: CharDataset
+    block_size: int
+    num_params: int
+
+
 def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
         precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
-        cpu: bool = False) -> dict | None:
-    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫)।
+        cpu: bool = False, engine: str = "deepspeed") -> dict | None:
+    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫, ০৯)।
 
     precision একবারই ঠিক হয় ('auto' হলে mishran.precision.resolve), config তা থেকে বানানো, ফলাফলেও সেটাই।
     zero_stage=None হলে stage ঠিক করে ds_config.config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে
-    FP32-এ); ফলাফলের "zero_stage" config-এর আসল stage।
+    FP32-এ); ফলাফলের "zero_stage" config-এর আসল stage। engine="fsdp2": একই মডেল, ডেটা আর precision
+    FSDP2-এ (zero_stage দেওয়া চলে না, ফলাফলে None; "policy" = precision-এর নাম; fp16 চলে না)। দুই পথেই ফলাফলে
+    "engine", প্রতি rank-এর model_state_bytes (params, master_weights, optimizer_states, grads, total) আর
+    "heldout_loss" (HELDOUT-এর batch-গুলোয় গড় loss, প্রশিক্ষণের শেষে)।
     """
-    cpu = _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu)
+    cpu = _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu,
+                          engine)
     device, backend = _start(cpu)
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     on_gpu = device.type == "cuda"
     size = size or ("gpu" if on_gpu else "tiny")
     global_batch, micro, accum = _batch_plan(global_batch, micro_batch, world, on_gpu)
     precision = resolve_precision(precision, device)          # একবারই ঠিক হয়; config তা থেকে বানানো
-    config = ds_config.config_for_device(micro_batch=micro, accumulation_steps=accum, world_size=world,
-                                         zero_stage=zero_stage, precision=precision, device=device.type)
-    zero_stage = config["zero_optimization"]["stage"]
-
+    _check_engine(engine, zero_stage, precision)               # 'auto' কোনো T4-এ fp16 হতে পারে
     data = CharDataset()
     gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])
     model = TinyGPT(gpt, seed=seed)                            # সব rank-এ একই শুরুর ওজন
-    num_params = model.num_parameters()
-    engine = ds.initialize(model, config, lr=lr)
+    warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
+    plan = _Plan(device, world, micro, accum, precision, zero_stage, lr, steps, warmup, data, gpt.block_size,
+                 model.num_parameters())
     # সব rank একই seed-এ একই global batch টানে, আর প্রত্যেকে নেয় নিজের ভাগ
     stream = BatchStream(data, micro, accum, gpt.block_size, world_size=world, rank=rank, seed=seed)
-    warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
-    with ds.LossScaleLog(engine) as log:
-        losses, elapsed = _train_steps(engine, lambda: [stream() for _ in range(accum)], steps, warmup, log)
-    per_rank = _rank_memory(engine, device)
-    ds.release(engine)
+    train = _train_deepspeed if engine == "deepspeed" else _train_fsdp2
+    out = train(model, lambda: [stream() for _ in range(accum)], plan)
     if rank != 0:
         return None
-    timed = steps - warmup
+    timed, elapsed = steps - warmup, out.pop("elapsed")
     speed = elapsed and timed > 0
     tokens = global_batch * gpt.block_size
     return {
-        "world_size": world, "zero_stage": zero_stage, "precision": precision,
+        "engine": engine, "world_size": world, "zero_stage": out.pop("zero_stage"), "policy": out.pop("policy"),
+        "precision": precision,
         "device": torch.cuda.get_device_name(device) if on_gpu else (platform.processor() or "cpu"),
-        "backend": backend, "model_size": size, "num_params": num_params,
+        "backend": backend, "model_size": size, "num_params": plan.num_params,
         "global_batch": global_batch, "micro_batch": micro, "accumulation_steps": accum,
         "block_size": gpt.block_size, "steps": steps, "warmup_steps": warmup,
-        "losses": losses,
+        "losses": out.pop("losses"), "heldout_loss": out.pop("heldout_loss"),
         "ms_per_step": 1000 * elapsed / timed if speed else None,
         "tokens_per_s": tokens * timed / elapsed if speed else None,
-        "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
-        "per_rank": per_rank,
-        "zero_paper_bytes_per_gpu": ds_config.zero_model_state_bytes(num_params, zero_stage, world),
-        "config": config,
+        **out,
         "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
     }
+
+
+def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
+    """DeepSpeed-এর পথ (পাঠ ০৫): config, engine, প্রতিটি step mishran.ds.engine_step, শেষে মেমরি আর held-out।"""
+    config = ds_config.config_for_device(micro_batch=plan.micro, accumulation_steps=plan.accum,
+                                         world_size=plan.world, zero_stage=plan.zero_stage,
+                                         precision=plan.precision, device=plan.device.type)
+    zero_stage = config["zero_optimization"]["stage"]
+    engine = ds.initialize(model, config, lr=plan.lr)
+    with ds.LossScaleLog(engine) as log:
+        losses, elapsed = _train_steps(lambda batches: ds.engine_step(engine, batches), next_batches, plan,
+                                       log.record)
+    states = _zero3_state_bytes(engine) if zero_stage == 3 else ds.model_state_bytes(engine)
+    per_rank = _rank_memory(plan.device, states)
+    heldout = _heldout_loss(engine, plan)                      # ZeRO-3: সব rank একসঙ্গে forward
+    ds.release(engine)
+    return {"zero_stage": zero_stage, "policy": None, "losses": losses, "elapsed": elapsed,
+            "heldout_loss": heldout, "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
+            "per_rank": per_rank,
+            "zero_paper_bytes_per_gpu": ds_config.zero_model_state_bytes(plan.num_params, zero_stage, plan.world),
+            "config": config}
+
+
+def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
+    """FSDP2-এর পথ (পাঠ ০৯): shard_model, AdamW (ADAMW), প্রতিটি step amp_step — cast করে policy, autocast বন্ধ।"""
+    device = plan.device
+    mesh = init_device_mesh(device.type, (plan.world,))        # --cpu হলে GPU থাকলেও CPU-র mesh (gloo)
+    shard_model(model.to(device), plan.precision, mesh=mesh)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, **ADAMW)
+    ctx, scaler = autocast(device, "fp32"), grad_scaler(device, "fp32")   # দুটোই বন্ধ
+    sync = gradient_sync(model)                                 # শেষ micro-step ছাড়া reduce-scatter নয়
+    clip = _deepspeed_clip_norm()
+
+    def step(batches):
+        loss, _ = amp_step(model, optimizer, scaler, ctx, batches, clip_norm=clip, sync=sync)
+        return loss * len(batches)                              # engine_step-এর মতো micro-batch-এর যোগফল
+
+    def on_device():
+        return [(x.to(device, non_blocking=True), y.to(device, non_blocking=True)) for x, y in next_batches()]
+
+    losses, elapsed = _train_steps(step, on_device, plan)
+    per_rank = _rank_memory(device, _fsdp2_state_bytes(model, optimizer))
+    heldout = _heldout_loss(model, plan)
+    config = {"policy": plan.precision, "reshard_after_forward": True, "optimizer": "torch.optim.AdamW",
+              "lr": plan.lr, **{k: list(v) if isinstance(v, tuple) else v for k, v in ADAMW.items()},
+              "gradient_clipping": clip}
+    return {"zero_stage": None, "policy": plan.precision, "losses": losses, "elapsed": elapsed,
+            "heldout_loss": heldout, "loss_scales": [], "skipped_steps": [], "per_rank": per_rank,
+            "zero_paper_bytes_per_gpu": None, "config": config}
+
+
+def _deepspeed_clip_norm() -> float:
+    """DeepSpeed-এর পথ gradient-এর norm যেখানে কাটে (clip), FSDP2-এর পথও সেখানে (পাঠ ০৯)।
+
+    এই script-এর DeepSpeed config-এ "gradient_clipping" নেই, তাই DeepSpeed নিজের ডিফল্ট নেয়:
+    deepspeed.runtime.constants.GRADIENT_CLIPPING_DEFAULT (0.19.8-এ 1.0)। সংখ্যাটা সেখান থেকেই পড়া, যাতে দুই
+    engine একই নিয়মে চলে — এটা বাদ দিলে ২০ step পরে দুই engine-এর loss আলাদা হয়ে যায় (GPU-তে 3.41 বনাম 3.36)।
+    """
+    from deepspeed.runtime.constants import GRADIENT_CLIPPING_DEFAULT
+    return float(GRADIENT_CLIPPING_DEFAULT)
 
 
 def _whole(value, name: str, least: int, none_ok: bool = True) -> None:
@@ -121,7 +223,8 @@ def _whole(value, name: str, least: int, none_ok: bool = True) -> None:
                          f"an integer >= {least}); পেয়েছি {value!r}")
 
 
-def _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu) -> bool:
+def _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu,
+                    engine="deepspeed") -> bool:
     """run()-এর সুইচগুলো process group চালুর আগেই যাচাই: ভুলে বাংলা + English বার্তা, DeepSpeed-এর নয়।"""
     if zero_stage is not None and (isinstance(zero_stage, bool) or not isinstance(zero_stage, int)
                                    or zero_stage not in ds_config.ZERO_STAGES):
@@ -135,19 +238,34 @@ def _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, siz
         raise ValueError(f"অচেনা মাপ {size!r} (unknown size); বেছে নাও: {', '.join(SIZES)} বা None")
     finite_float(lr, "lr", positive=True)
     as_seed(-1 if seed is None else seed)
+    _check_engine(engine, zero_stage, precision)
     return as_bool(cpu, "cpu")
+
+
+def _check_engine(engine, zero_stage, precision) -> None:
+    """engine চেনা কি না; fsdp2-এ ZeRO stage বা FP16 চাইলে পরিষ্কার বার্তা।"""
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ValueError(f"অচেনা engine {engine!r} (unknown engine); বেছে নাও: {', '.join(ENGINES)}")
+    if engine == "fsdp2" and zero_stage is not None:
+        raise ValueError(f"zero_stage শুধু DeepSpeed-এর (zero_stage is for engine='deepspeed'); FSDP2 সবসময় ওজন, "
+                         "gradient আর optimizer state তিনটিই ভাগ করে (ZeRO-3-এর মতো)। zero_stage=None দাও; "
+                         f"পেয়েছি {zero_stage!r}")
+    if engine == "fsdp2" and precision == "fp16":
+        raise ValueError("FSDP2-এর পথে fp16 নেই (fp16 is not supported with engine='fsdp2'): FSDP2-এর নিজের loss "
+                         "scaler নেই, আর এই script তা যোগ করে না। precision='bf16' বা 'fp32' দাও, বা engine='deepspeed'।")
 
 
 def _start(cpu: bool) -> tuple[torch.device, str]:
     """এই process-এর device বাছে আর process group চালু করে: (device, backend)।"""
     use_cuda = torch.cuda.is_available() and not cpu
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    local_size = int(os.environ.get("LOCAL_SIZE") or os.environ.get("LOCAL_WORLD_SIZE") or "1")  # deepspeed, torchrun
     if use_cuda:
         torch.cuda.set_device(local_rank)
         torch.cuda.reset_peak_memory_stats()
-    elif int(os.environ.get("LOCAL_SIZE", "1")) > 1 and "OMP_NUM_THREADS" not in os.environ:
+    elif local_size > 1 and "OMP_NUM_THREADS" not in os.environ:
         # CPU-তে কয়েকটি process একই core ভাগ করে; প্রত্যেকে সব core নিলে তারা একে অপরের জন্য অপেক্ষা করে
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ["LOCAL_SIZE"])))
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // local_size))
     # launcher না থাকলে এক process-এর env বসে; থাকলে launcher-এর দেওয়া মানই থাকে
     info = ds.setup_single_process(backend="nccl" if use_cuda else "gloo")
     device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
@@ -167,43 +285,115 @@ def _batch_plan(global_batch: int | None, micro: int | None, world: int, on_gpu:
     return global_batch, micro, global_batch // (micro * world)
 
 
-def _train_steps(engine, next_batches, steps: int, warmup: int, log) -> tuple[list[float], float | None]:
-    """steps-টি optimizer step, প্রতিটি mishran.ds.engine_step দিয়ে; ফেরত: (প্রতি step-এর গড় loss, সময়)।
+def _train_steps(step, next_batches, plan: _Plan, record=None) -> tuple[list[float], float | None]:
+    """plan.steps-টি optimizer step, প্রতিটি step(micro_batches) দিয়ে; ফেরত: (প্রতি step-এর গড় loss, সময়)।
 
-    loss সব rank-এর সব micro-batch-এর গড়; সময় warmup-এর পরের step-গুলোর (কোনো step না থাকলে None)।
+    step ফেরত দেয় এই rank-এর micro-batch-গুলোর loss-এর যোগফল (device-এ); record (DeepSpeed-এর loss scale-এর
+    খাতা) প্রতিটি step-এর পরে। loss সব rank-এর সব micro-batch-এর গড়; সময় warmup-এর পরের step-গুলোর (কোনো step
+    না থাকলে None)।
     """
-    on_gpu = engine.device.type == "cuda"
-    world = torch.distributed.get_world_size()
+    on_gpu = plan.device.type == "cuda"
     losses, t_start = [], None
-    for step in range(steps):
-        if step == warmup:
+    for i in range(plan.steps):
+        if i == plan.warmup:
             if on_gpu:
                 torch.cuda.synchronize()
             t_start = time.perf_counter()
         micro_batches = next_batches()
-        step_loss = ds.engine_step(engine, micro_batches)
-        log.record()
+        step_loss = step(micro_batches)
+        if record is not None:
+            record()
         torch.distributed.all_reduce(step_loss)                # সব rank-এর micro-batch-এর যোগফল
-        losses.append(step_loss.item() / (len(micro_batches) * world))
+        losses.append(step_loss.item() / (len(micro_batches) * plan.world))
     if on_gpu:
         torch.cuda.synchronize()
     return losses, (time.perf_counter() - t_start if t_start is not None else None)
 
 
-def _rank_memory(engine, device: torch.device) -> list[dict]:
+def _heldout_loss(model, plan: _Plan) -> float:
+    """HELDOUT-এর val batch-গুলোয় গড় loss: eval mode, gradient ছাড়া; প্রতিটি rank একই batch (ZeRO-3 আর FSDP2-এ
+    forward-এর all-gather সবাই মিলে করে), তারপর rank-গুলোর গড়।"""
+    generator = torch.Generator().manual_seed(HELDOUT["seed"])
+    total = torch.zeros((), device=plan.device)
+    model.eval()
+    with torch.no_grad():
+        for _ in range(HELDOUT["batches"]):
+            x, y = plan.data.get_batch("val", HELDOUT["batch_size"], plan.block_size, generator=generator)
+            _, loss = model(x.to(plan.device), y.to(plan.device))
+            total += loss.float()
+    model.train()
+    torch.distributed.all_reduce(total)
+    return total.item() / (HELDOUT["batches"] * plan.world)
+
+
+def _unique_bytes(tensors) -> int:
+    """tensor-গুলো মোট কত বাইট জায়গা নেয়; একই জায়গা (একই buffer-এর view, যেমন বাঁধা embedding বা ZeRO-3-এর ভাগের
+    flat buffer আর তার ভেতরের parameter) একবারই গোনা।"""
+    spans = {}
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.numel():
+            spans.setdefault(t.device, []).append((t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()))
+    total = 0
+    for ranges in spans.values():
+        end = 0
+        for start, stop in sorted(ranges):                     # ঠিকানার ক্রমে; জোড়া লাগা অংশ একবার
+            total += max(0, stop - max(start, end))
+            end = max(end, stop)
+    return total
+
+
+def _zero3_state_bytes(engine) -> dict:
+    """ZeRO-3-এ এই rank-এর model state। mishran.ds.model_state_bytes এখানে দুটি খাত ভুল গোনে, তাই এই হিসাব।
+
+    DeepSpeed 0.19.8-এর ZeRO-3 (stage3.py): ভাগ-করা ওজন module-এর parameter-এ থাকে না (p.numel() == 0; ভাগটি
+    p.ds_tensor, optimizer-এর fp16_partitioned_groups_flat-এর অংশ), ছোট parameter (stage3_param_persistence_threshold,
+    ডিফল্ট 1e5 উপাদানের নিচে) সব rank-এ পুরোটা থাকে; আর FP32 master (fp32_partitioned_groups_flat) optimizer-এর
+    param_groups-এ থাকে শুধু step-এর সময়টুকু (বাকি সময় খালি তালিকা), তাই model_state_bytes সেটি পায় না।
+    optimizer_states আর grads model_state_bytes-এরটাই (AdamW-এর state FP32 ভাগের tensor ধরে রাখা থাকে)।
+    """
+    out = ds.model_state_bytes(engine)
+    opt = engine.optimizer
+    flat16 = getattr(opt, "fp16_partitioned_groups_flat", None)
+    flat32 = getattr(opt, "fp32_partitioned_groups_flat", None)
+    if flat16 is None or flat32 is None:
+        raise RuntimeError(f"DeepSpeed internals changed: {type(opt).__name__}-এ fp16/fp32_partitioned_groups_flat "
+                           "পাওয়া গেল না (ZeRO-3-এর ভাগগুলো); এই DeepSpeed সংস্করণে model state গোনা যাচ্ছে না।")
+    params = [p.data for p in engine.module.parameters()] + list(flat16)    # পুরোটা রাখা ছোটগুলো + নিজের ভাগ
+    out["params"] = _unique_bytes(params)
+    out["master_weights"] = _unique_bytes(params + list(flat32)) - out["params"]   # FP32-এ master = ভাগটাই
+    out["total"] = out["params"] + out["master_weights"] + out["optimizer_states"] + out["grads"]
+    return out
+
+
+def _fsdp2_state_bytes(model, optimizer) -> dict:
+    """FSDP2-এ এই rank-এর model state, mishran.ds.model_state_bytes-এর খাতেই: shard-করা ওজন (FP32 মডেলে সেটাই
+    master, তাই master_weights 0), AdamW-এর exp_avg আর exp_avg_sq-এর ভাগ, এই মুহূর্তের gradient।"""
+    def local(t):
+        return t.to_local() if isinstance(t, DTensor) else t
+
+    params = list(model.parameters())
+    states = [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
+    out = {"params": _unique_bytes(local(p) for p in params), "master_weights": 0,
+           "optimizer_states": _unique_bytes(local(v) for v in states),
+           "grads": _unique_bytes(local(p.grad) for p in params if p.grad is not None)}
+    out["total"] = sum(out.values())
+    return out
+
+
+def _rank_memory(device: torch.device, state_bytes: dict) -> list[dict]:
     """প্রতিটি rank-এর peak memory আর model state-এর বাইট, সব rank থেকে জড়ো করা।"""
     on_gpu = device.type == "cuda"
     mine = {"rank": torch.distributed.get_rank(), "device": str(device),
             "peak_memory_bytes": torch.cuda.max_memory_allocated(device) if on_gpu else None,
             "memory_allocated_bytes": torch.cuda.memory_allocated(device) if on_gpu else None,
-            "model_state_bytes": ds.model_state_bytes(engine)}
+            "model_state_bytes": state_bytes}
     per_rank = [None] * torch.distributed.get_world_size()
     torch.distributed.all_gather_object(per_rank, mine)
     return per_rank
 
 
 def main(argv=None) -> dict | None:
-    """কমান্ড লাইন থেকে run(): ফল ছাপে, --out দিলে rank 0 JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৫)।"""
+    """কমান্ড লাইন থেকে run(): ফল ছাপে, --out দিলে rank 0 JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৫, ০৯)।"""
     args = parse_args(argv)
     if args.cpu:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")         # GPU থাকলেও DeepSpeed-এর CPU accelerator
@@ -211,11 +401,12 @@ def main(argv=None) -> dict | None:
         print("GPU পাওয়া যায়নি; CPU-তে চলছে (gloo, BF16)।")
     result = run(zero_stage=args.zero_stage, steps=args.steps, global_batch=args.global_batch,
                  micro_batch=args.micro_batch, precision=args.precision, size=args.size, lr=args.lr, seed=args.seed,
-                 warmup=args.warmup, cpu=args.cpu)
+                 warmup=args.warmup, cpu=args.cpu, engine=args.engine)
     if result is not None:
         r = result
-        print(f"ZeRO {r['zero_stage']}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: loss "
-              f"{r['losses'][0]:.4f} → {r['losses'][-1]:.4f}"
+        who = f"ZeRO {r['zero_stage']}" if r["engine"] == "deepspeed" else "FSDP2"
+        print(f"{who}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: loss "
+              f"{r['losses'][0]:.4f} → {r['losses'][-1]:.4f}, held-out {r['heldout_loss']:.4f}"
               + (f", {r['ms_per_step']:.1f} ms/step" if r["ms_per_step"] else ""))
         peaks = [p["peak_memory_bytes"] for p in r["per_rank"]]
         if peaks[0] is not None:

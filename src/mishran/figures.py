@@ -1,4 +1,4 @@
-"""পাঠ ০৩–০৮-এর চিত্র: প্রশিক্ষণের loss আর scale, গতি, মেমরির খাতা, FP8, capstone (বাংলা লেখাসহ matplotlib)।
+"""পাঠ ০৩–০৯-এর চিত্র: প্রশিক্ষণের loss আর scale, গতি, মেমরির খাতা, FP8, capstone, যোগাযোগের precision (বাংলা লেখাসহ matplotlib)।
 
 লেখা বাংলায় দেখাতে আগে mishran.plots.setup_bengali() ডাকো। প্রতিটি ফাংশন একটি Figure ফেরত দেয়; ইনপুট যাচাই হয়
 আঁকার আগেই (mishran.figure_inputs.checked), ভুল হলে বাংলা বার্তায়। পাঠগুলো এগুলো mishran.plots থেকেও import করে।
@@ -14,7 +14,9 @@ __all__ = ["LEDGER_COLORS", "STEP_COLORS", "STEP_LABELS",
            # পাঠ ০৬–০৮
            "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure", "step_breakdown_figure",
            "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "overfitting_figure",
-           "capstone_scale_figure"]
+           "capstone_scale_figure",
+           # পাঠ ০৯
+           "COMM_STYLES", "comm_error_figure"]
 
 # ---------------------------------------------------------------- পাঠ ০৩–০৫: প্রশিক্ষণ, গতি, ZeRO
 
@@ -376,3 +378,40 @@ def capstone_scale_figure(scales, skipped, start_step: int = 0, title: str = "")
     ax.legend(fontsize=11)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------- পাঠ ০৯: যোগাযোগের precision
+
+COMM_STYLES = {"fp32": ("#444444", "o", "FP32"), "bf16": ("#ff7f0e", "s", "BF16 (ring)"),
+               "fp16": ("#1f77b4", "^", "FP16 (ring, আগে-পরে ভাগ)"),
+               "bf16_wire_fp32_sum": ("#2ca02c", "D", "BF16 তারে, FP32-এ যোগ (direct)")}
+"""পাঠ ০৯: comm_precision.SCHEMES-এর প্রতিটি scheme-এর (রং, marker, লেবেল); অচেনা scheme পায় বাকি রংগুলো।"""
+
+
+@checked(sweep="mapping", tolerance="positive?", ax="axes?")
+def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
+    """পাঠ ০৯: rank-এর সংখ্যা W বনাম গড় gradient-এর আপেক্ষিক ত্রুটি (log-log), প্রতিটি scheme-এর একটি রেখা, সঠিক গড়কে
+    একবার BF16-এ round করার ত্রুটি ভাঙা রেখায়, আর চাইলে সহনশীলতার রেখা; sweep = comm_precision.error_sweep()-এর
+    ফল। Figure ফেরত দেয়।"""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(11.5, 5))
+    worlds = sweep["worlds"]
+    extra = iter(["#9467bd", "#8c564b", "#e377c2", "#17becf"])
+    for name, errors in sweep["errors"].items():
+        color, marker, label = COMM_STYLES.get(name) or (next(extra), "x", name)
+        ax.plot(worlds, [max(e, 1e-12) for e in errors], marker=marker, ms=5, lw=2, color=color, label=label)
+    ax.plot(worlds, sweep["bf16_rounding_floor"], ls="--", lw=1.5, color="#7f7f7f",
+            label="শুধু একবার BF16-এ round (bf16_rounding_floor)")
+    if tolerance is not None:
+        ax.axhline(tolerance, color="#d62728", ls=":", lw=1.8, label=f"সহনশীলতা ({tolerance:g})")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(worlds, [str(w) for w in worlds])
+    ax.set_yscale("log")
+    ax.set(xlabel="rank-এর সংখ্যা (W)", ylabel="আপেক্ষিক ত্রুটি (FP64-এর গড়ের তুলনায়)",
+           title="reduce-scatter-এর পরে গড় gradient-এর ত্রুটি, তারের (wire) dtype ধরে")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))     # অক্ষের ডানে: কোনো রেখা ঢাকে না
+    ax.figure.tight_layout()
+    return ax.figure

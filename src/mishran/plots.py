@@ -3,7 +3,7 @@
 setup_bengali() একবার ডাকলেই হয়: Hind Siliguri ফন্ট (fontpkg-hind-siliguri প্যাকেজ থেকে) যোগ করে, Latin
 অক্ষরের জন্য DejaVu Sans রাখে, আর projector-এ পড়ার মতো বড় লেখা ঠিক করে। বাংলা যুক্তাক্ষর ও কার-চিহ্ন
 ঠিকভাবে জোড়া লাগাতে (text shaping) matplotlib 3.11 বা নতুন লাগে; 3.10 অক্ষরগুলো ভেঙে দেখায়।
-এখানে পাঠ ০০–০২-এর চিত্র; পাঠ ০৩–০৮-এরগুলো mishran.figures-এ, আর এখান থেকেও import করা যায়। প্রতিটি চিত্রের
+এখানে পাঠ ০০–০২-এর চিত্র; পাঠ ০৩–০৯-এরগুলো mishran.figures-এ, আর এখান থেকেও import করা যায়। প্রতিটি চিত্রের
 ইনপুট আঁকার আগেই যাচাই হয় (mishran.figure_inputs.checked), ভুল হলে বাংলা বার্তায়।
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .figures import (
     capstone_curves_figure,
     capstone_scale_figure,
     checkpoint_figure,
+    comm_error_figure,
     fp8_scaling_figure,
     fp8_speed_figure,
     ledger_figure,
@@ -48,7 +49,9 @@ __all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "E
            # পাঠ ০৬–০৮
            "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure", "step_breakdown_figure",
            "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure", "overfitting_figure",
-           "capstone_scale_figure"]
+           "capstone_scale_figure",
+           # পাঠ ০৯
+           "comm_error_figure"]
 
 BENGALI_FONT = "Hind Siliguri"
 MIN_MATPLOTLIB = (3, 11)

@@ -1,0 +1,107 @@
+"""Lesson 09 exercise checks: blanks never fail, answers worked out independently pass, wrong ones fail with a hint
+that does not name the answer, malformed answers get a message instead of an exception."""
+import pytest
+
+from mishran import comm_precision as cp
+from mishran.exercises import lesson09 as l09
+
+
+def test_lesson09_blank_answers_do_not_fail(capsys):
+    assert not l09.check_cast_first_bug(...)
+    assert not l09.check_cast_first_bug({"line": ..., "fix": ...})
+    assert not l09.check_rank_bytes(...)
+    assert not l09.check_rank_bytes({"params": ..., "grads": 1, "optim": 2})
+    assert not l09.check_reduce_dtype(..., 8, 1e-2)
+    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 5
+
+
+def test_cast_first_bug_line_and_fix(capsys):
+    lines = l09.CAST_FIRST_CODE.splitlines()
+    assert lines[4] == "model.to(torch.bfloat16)" and 8 <= len(lines) <= 12       # line 5, read by eye
+    assert l09.check_cast_first_bug({"line": 5, "fix": "C"})
+    assert l09.check_cast_first_bug({"line": "5", "fix": " c "})
+    capsys.readouterr()
+    for wrong in ({"line": 6, "fix": "C"}, {"line": 5, "fix": "A"}, {"line": 5, "fix": "B"}, {"line": 5, "fix": "D"},
+                  {"line": 10, "fix": "A"}):
+        assert not l09.check_cast_first_bug(wrong), wrong
+    hints = capsys.readouterr().out
+    assert "fix: C" not in hints and "'C'" not in hints and "line 5" not in hints and "লাইন ৫" not in hints
+    for malformed in ({"line": 5}, {"line": "পাঁচ", "fix": "C"}, {"line": 5.5, "fix": "C"}, {"line": True, "fix": "C"},
+                      {"line": 5, "fix": "E"}, 5, "C"):
+        assert not l09.check_cast_first_bug(malformed), malformed
+    assert "পেয়েছি" in capsys.readouterr().out
+
+
+def test_the_fix_candidates():
+    """Four candidates; the right one (checked above) removes the cast. D was checked on a two-rank gloo run: casting
+    the model back with model.to(torch.float32) after building AdamW would have worked (swap_tensors keeps the
+    Parameter objects the optimizer holds), so it is not offered; D here sets param_dtype=fp32, which leaves the
+    shards in BF16."""
+    assert set(l09.CAST_FIRST_FIXES) == {"A", "B", "C", "D"}
+    assert "model.to(torch.bfloat16)" in l09.CAST_FIRST_FIXES["C"]
+
+
+def test_rank_bytes_by_hand(capsys):
+    # by hand: Ψ = 124,439,808 over N = 8 → 15,554,976 values per rank; FP32 shards (4 B), FP32 sharded grads
+    # (the reduce-scatter output is cast back to the parameter's dtype), AdamW exp_avg + exp_avg_sq in FP32 (8 B).
+    # Seen in a two-rank gloo fully_shard run: param, grad, exp_avg, exp_avg_sq all torch.float32.
+    assert l09.RANK_BYTES_QUESTION == {"num_params": 124_439_808, "world": 8, "model_dtype": "fp32"}
+    right = {"params": 62_219_904, "grads": 62_219_904, "optim": 124_439_808}
+    assert l09.check_rank_bytes(right)
+    assert l09.check_rank_bytes({k: v * 1.009 for k, v in right.items()})                # within 1%
+    assert l09.check_rank_bytes({"params": "62219904", "grads": 62_219_904.0, "optim": 124_439_808})
+    capsys.readouterr()
+    for wrong in ({"params": 31_109_952, "grads": 62_219_904, "optim": 124_439_808},     # BF16 shards
+                  {"params": 62_219_904, "grads": 31_109_952, "optim": 124_439_808},     # BF16 grads
+                  {"params": 62_219_904, "grads": 62_219_904, "optim": 62_219_904},      # one moment
+                  {"params": 497_759_232, "grads": 497_759_232, "optim": 995_518_464},   # not sharded
+                  {k: v * 1.02 for k, v in right.items()}):
+        assert not l09.check_rank_bytes(wrong), wrong
+    hints = capsys.readouterr().out
+    assert "62" not in hints and "124" not in hints and "155" not in hints
+    # the notebook's own model: 1,000,003 weights on 2 ranks, built in BF16 (the cast-first bug): 2 B each
+    bf16 = {"num_params": 1_000_003, "world": 2, "model_dtype": "bf16"}
+    assert l09.check_rank_bytes({"params": 1_000_003, "grads": 1_000_003, "optim": 2_000_006}, bf16)
+    assert l09.check_rank_bytes({"params": 2_000_006, "grads": 2_000_006, "optim": 4_000_012},
+                                {"num_params": 1_000_003, "world": 2})
+    for malformed in ({"params": 1}, {"params": "x", "grads": 1, "optim": 1}, [1, 2, 3]):
+        assert not l09.check_rank_bytes(malformed)
+    with pytest.raises(TypeError, match="question হবে"):
+        l09.check_rank_bytes(right, {"num_params": 10})
+    with pytest.raises(ValueError, match="world"):
+        l09.check_rank_bytes(right, {"num_params": 10, "world": 0})
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    return cp.error_sweep(worlds=(8, 1024), n=2 ** 12)
+
+
+def test_reduce_dtype_questions_have_different_answers(sweep):
+    answers = [cp.smallest_safe_dtype(q["world"], q["tolerance"], sweep) for q in l09.REDUCE_DTYPE_QUESTIONS]
+    assert len(set(answers)) == len(answers) == 3
+
+
+def test_reduce_dtype_right_wrong_and_malformed(sweep, capsys):
+    for q in l09.REDUCE_DTYPE_QUESTIONS:
+        world, tol = q["world"], q["tolerance"]
+        i = sweep["worlds"].index(world)
+        # the oracle, by hand from the measured errors: within tolerance, fewest wire bytes, then no FP32 sums,
+        # then no extra division
+        cost = {"fp32": (4, 0, 0), "bf16": (2, 0, 0), "fp16": (2, 0, 1), "bf16_wire_fp32_sum": (2, 1, 0)}
+        truth = min((s for s in cost if sweep["errors"][s][i] <= tol), key=cost.get)
+        assert l09.check_reduce_dtype(truth, world, tol, sweep)
+        assert l09.check_reduce_dtype(truth.upper(), world, tol)                     # measured at check time
+        capsys.readouterr()
+        for other in cost:
+            if other != truth:
+                assert not l09.check_reduce_dtype(other, world, tol, sweep), (q, other)
+        hints = capsys.readouterr().out
+        assert truth not in hints.replace(f"{truth}_", ""), hints
+    assert not l09.check_reduce_dtype("tf32", 8, 1e-2, sweep)
+    assert not l09.check_reduce_dtype(3, 8, 1e-2, sweep)
+    assert "পেয়েছি" in capsys.readouterr().out
+    with pytest.raises(ValueError):
+        l09.check_reduce_dtype("bf16", 0, 1e-2, sweep)
+    with pytest.raises(ValueError):
+        l09.check_reduce_dtype("bf16", 8, -1.0, sweep)
