@@ -82,7 +82,7 @@ def test_run_retries_once_on_a_new_store_when_a_worker_dies(monkeypatch):
     """The first spawn fails as a SIGABRT'd worker would; run() tries again, with a new store, and says so."""
     import torch.multiprocessing as mp
 
-    from mishran import ddp_demo
+    from mishran import ddp_demo, processes
     calls = []
 
     def fake_spawn(fn, args, nprocs, join):
@@ -93,19 +93,19 @@ def test_run_retries_once_on_a_new_store_when_a_worker_dies(monkeypatch):
         with open(out_path, "w", encoding="utf-8") as f:
             json.dump({"world_size": nprocs}, f)
 
-    monkeypatch.setattr(ddp_demo.mp, "spawn", fake_spawn)
+    monkeypatch.setattr(processes.mp, "spawn", fake_spawn)
     report = ddp_demo.run(steps=1, accum=1, micro=1)
     assert report["attempts"] == 2 and report["world_size"] == 2 and len(calls) == 2
     assert all(isinstance(p, int) and p > 0 for p in calls)     # a real port, chosen by the store itself
 
 
 def test_run_gives_up_after_the_second_failure(monkeypatch):
-    from mishran import ddp_demo
+    from mishran import ddp_demo, processes
 
     def always_fails(fn, args, nprocs, join):
         raise RuntimeError("connectFullMesh failed")
 
-    monkeypatch.setattr(ddp_demo.mp, "spawn", always_fails)
+    monkeypatch.setattr(processes.mp, "spawn", always_fails)
     with pytest.raises(RuntimeError, match="connectFullMesh"):
         ddp_demo.run(steps=1, accum=1, micro=1)
 

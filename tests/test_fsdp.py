@@ -126,7 +126,7 @@ def test_run_rejects_bad_input_before_starting_processes(kwargs, phrase, monkeyp
     def no_spawn(*args, **kw):
         raise AssertionError("should have been refused before spawning")
 
-    monkeypatch.setattr(fsdp, "_spawn", no_spawn)
+    monkeypatch.setattr(fsdp, "run_workers", no_spawn)
     with pytest.raises((ValueError, TypeError), match=phrase):
         fsdp.run(**kwargs)
 
@@ -177,3 +177,12 @@ def test_a_one_rank_world_shards_and_trains_in_this_process():
     after = [p.full_tensor() for p in model.parameters()]
     assert all(p.dtype == torch.float32 for p in after)
     assert all((a - b).abs().max() > 1e-3 for a, b in zip(after, before, strict=True))   # Adam's first step ≈ lr
+
+
+def test_real_gloo_allreduce_equals_the_ring_simulation_bit_for_bit(report):
+    """Two real processes add the same sample with gloo's allreduce: the one-CPU ring simulation of
+    mishran.comm_precision (lesson 09, part 3) must give the very same bits, in BF16 and FP32, and BF16's error must
+    be BF16-sized."""
+    real = report["real_reduce"]
+    assert real["world"] == WORLD and real["bf16_matches_simulation"] and real["fp32_matches_simulation"]
+    assert 1e-4 < real["bf16_error"] < 1e-2 and real["fp32_error"] < 1e-6

@@ -57,6 +57,7 @@ from mishran import (  # noqa: E402
     models,
     plots,
     precision,
+    processes,
     quantize,
     scaling,
     simulation,
@@ -354,15 +355,15 @@ def _guard(log_path, strict):
 def _run_without_spawning(*args):
     """ddp_demo.run's own checks, with the two worker processes replaced by a refusal (each real run takes seconds
     and two processes): every odd value must be refused before a process would start."""
-    def no_spawn(world, args):
+    def no_workers(work, world, args=()):
         raise _Spawned()
-    original, ddp_demo._spawn = ddp_demo._spawn, no_spawn
+    original, ddp_demo.run_workers = ddp_demo.run_workers, no_workers
     try:
         ddp_demo.run(*args)
     except _Spawned:
         pass
     finally:
-        ddp_demo._spawn = original
+        ddp_demo.run_workers = original
 
 
 class _Spawned(Exception):
@@ -560,15 +561,15 @@ def _ds_train_checks(**kwargs):
 
 def _fsdp_run_without_spawning(*args):
     """fsdp.run's own checks, with the worker processes replaced by a refusal (tests/test_fsdp.py runs it for real)."""
-    def no_spawn(world, args):
+    def no_workers(work, world, args=()):
         raise _Spawned()
-    original, fsdp._spawn = fsdp._spawn, no_spawn
+    original, fsdp.run_workers = fsdp.run_workers, no_workers
     try:
         fsdp.run(*args)
     except _Spawned:
         pass
     finally:
-        fsdp._spawn = original
+        fsdp.run_workers = original
 
 
 def _shard_without_group(*args):
@@ -579,6 +580,20 @@ def _shard_without_group(*args):
     except RuntimeError as err:
         if "process group" not in str(err):
             raise
+
+
+def _refused_workers(work, world, args):
+    """processes.run_workers' own checks: a right call would start real processes, so `work` here is a builtin that
+    cannot be sent to a new process; with every argument right the call stops at spawning (tests/test_ddp_demo.py and
+    tests/test_fsdp.py run it for real)."""
+    original = processes._spawn
+    processes._spawn = lambda *a: (_ for _ in ()).throw(_Spawned())
+    try:
+        processes.run_workers(work, world, args)
+    except _Spawned:
+        pass
+    finally:
+        processes._spawn = original
 
 
 class _Syncable(torch.nn.Module):
@@ -721,11 +736,13 @@ OWN_CALLS += [
     ("fsdp.shard_model", _shard_without_group, (Fresh(_tiny_gpt), "bf16", True, None)),
     ("fsdp.gradient_sync", fsdp.gradient_sync, (_Syncable(),)),
     ("fsdp.run", _fsdp_run_without_spawning, (("bf16",), 2, 2, 2, 2, 1e-3)),
+    ("processes.run_workers", _refused_workers, (len, 2, ())),
     # precision, formats, util
     ("precision.needs_loss_scaling", precision.needs_loss_scaling, ("fp16",)),
     ("formats.FloatFormat", formats.FloatFormat, ("e4m3", 4, 3, False, "E4M3")),
     ("formats.Decoded", formats.Decoded, ("fp16", 0, 15, 0, "0", "01111", "0000000000", 0, 1.0, "normal")),
     ("util.as_bool", util.as_bool, (True, "x")),
+    ("util.unique_tensor_bytes", util.unique_tensor_bytes, ([COMM_GRADS, COMM_GRADS[0]],)),
     ("util.as_seed", util.as_seed, (0, "seed")),
     ("util.as_device", util.as_device, ("cpu", "device")),
     ("util.package_version", util.package_version, ("torch",)),

@@ -73,3 +73,18 @@ def test_as_device_reads_names_like_precision_and_checks_that_cuda_exists(monkey
         util.as_device("cuda:1")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert util.as_device("cuda:1") == torch.device("cuda", 1)      # parsed, not created: no GPU is touched
+
+
+def test_unique_tensor_bytes_counts_shared_memory_once():
+    import torch
+
+    from mishran.util import unique_tensor_bytes
+
+    flat = torch.zeros(10)                                   # 40 bytes
+    other = torch.zeros(3, dtype=torch.bfloat16)             # 6 bytes
+    # the same tensor twice, two overlapping views into it (elements 0..5), None and an empty tensor: 40 + 6
+    assert unique_tensor_bytes([flat, flat, flat[:4], flat[2:6], other, None, torch.zeros(0)]) == 46
+    assert unique_tensor_bytes([flat[:4], flat[2:6]]) == 6 * 4     # only the views: elements 0..5
+    assert unique_tensor_bytes([]) == 0
+    with pytest.raises(TypeError):
+        unique_tensor_bytes(flat)

@@ -14,13 +14,8 @@ token-ভারে গড় (token weighting, TOKEN_MODES): micro-batch-গু�
 rank-গড় নেয় (world size দিয়ে ভাগ করে), তাই প্রতি rank-এ loss-কে "মোট token" দিয়ে ভাগ করলে world size দিয়ে গুণও
 করতে হয়। report["token_weighting"] তিনটি উপায় মেলায় এক process-এর global batch-এর gradient-এর সঙ্গে।
 
-শেষের ক্রম (কেন lesson 04-এর ডেমো কখনো SIGABRT-এ মরত): TCPStore (MASTER_PORT-এর ঠিকানা-বই) এখন চালায় parent
-process, port 0 দিয়ে — port নিজেই বেছে নেয়, তাই "খালি port খুঁজে ছেড়ে দেওয়া আর store-এর তা ধরা"-র মাঝের
-ফাঁকে অন্য কেউ port নিয়ে নিতে পারে না, আর store বেঁচে থাকে দুই worker শেষ হওয়া পর্যন্ত। worker-রা শেষে একসঙ্গে
-barrier-এ মেলে, destroy_process_group() ডাকে, তারপর os._exit(0)-এ বেরোয়। কারণ: DDP process group-এর Python
-reference রেখে দেয় যা destroy_process_group() ছাড়ে না (torch 2.x-এ মাপা: প্রতি DDP-তে +10), তাই gloo-র thread
-(pt_gloo_runloop, gloo_tcp_loop) বেঁচে থাকে; স্বাভাবিক interpreter shutdown তখন সেই thread-গুলোর সঙ্গে পাল্লা দেয়
-আর কখনো কখনো `terminate called without an active exception`। os._exit সেই shutdown-টাই এড়ায়।
+process চালানো আর ঠিকভাবে বন্ধ করা (parent-এর TCPStore, loopback, barrier → destroy_process_group → os._exit —
+কেন পাঠ ০৪-এর ডেমো একসময় SIGABRT-এ মরত) mishran.processes-এর, পাঠ ০৯-এর FSDP2-এর ডেমোও সেটাই ব্যবহার করে।
 
 ডেমো ইচ্ছা করে gloo আর CPU-তে: GPU মেশিনেও একই কোড চলে। কয়েকটি GPU থাকলে এখানে backend "nccl" আর
 প্রতি rank-এ নিজের GPU (`torch.cuda.set_device(rank)`) দিলেই হয়; এক GPU-তে দুই NCCL rank চলে না।
@@ -30,23 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import socket
 import sys
-import tempfile
-import time
 from contextlib import nullcontext
-from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .data import synthetic_regression
 from .models import MLP
+from .processes import run_workers
 from .util import positive_int
 
 __all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradients", "token_masks",
@@ -55,7 +45,6 @@ __all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradien
 D_IN, D_HIDDEN = 8, 32
 LR = 0.05
 SEED = 0
-STORE_TIMEOUT = timedelta(seconds=120)   # ব্যস্ত যন্ত্রে দুই process-এর দেখা হতে যতক্ষণ অপেক্ষা
 MAX_SAMPLES = 100_000                    # steps × accum × micro × world: ডেমো CPU-তে কয়েক সেকেন্ডে শেষ হওয়ার মাপ
 MAX_WORLD = 8
 
@@ -233,89 +222,42 @@ def _same_on_all_ranks(tensors) -> bool:
     return bool(flag.item())
 
 
-def _worker(rank: int, world: int, port: int, steps: int, accum: int, micro: int, out_path: str):
-    # সব process এক মেশিনে: gloo-কে loopback-এই কথা বলতে দিই। নইলে সে hostname থেকে interface খোঁজে,
-    # আর কিছু container-এ সেই ঠিকানায় পৌঁছানো যায় না (connectFullMesh failed)।
-    if "GLOO_SOCKET_IFNAME" not in os.environ and hasattr(socket, "if_nameindex"):
-        names = [name for _, name in socket.if_nameindex()]
-        loopback = next((n for n in ("lo", "lo0") if n in names), None)
-        if loopback:
-            os.environ["GLOO_SOCKET_IFNAME"] = loopback
-    torch.set_num_threads(1)                 # দুই process, দুই core: একে অপরের সঙ্গে কাড়াকাড়ি নয়
-    # store চালায় parent (run()); এখানে শুধু তার client
-    store = dist.TCPStore("127.0.0.1", port, world_size=world, is_master=False, timeout=STORE_TIMEOUT)
-    dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=STORE_TIMEOUT)
-    try:
-        results = {}
-        for mode in SYNC_MODES:
-            model, n_allreduce, syncs = _train_ddp(rank, world, steps, accum, micro, mode)
-            weights = [p.detach().clone() for p in model.parameters()]
-            results[mode] = {"allreduce": n_allreduce, "syncs": syncs, "weights": weights,
-                             "ranks_agree": _same_on_all_ranks(weights)}
-        tokens = {mode: _train_ddp_tokens(rank, world, steps, accum, micro, mode) for mode in TOKEN_MODES}
-        if rank == 0:
-            ref = [p.detach() for p in train_single(steps, accum, micro, world).parameters()]
-            ref_grad, ref_weights = single_gradients(steps, accum, micro, world)
-            report = {"world_size": world, "backend": dist.get_backend(), "steps": steps, "accum": accum,
-                      "micro": micro, "global_batch": micro * accum * world}
-            for mode, r in results.items():
-                c = _compare(r["weights"], ref)
-                report[mode] = {"allreduce": r["allreduce"], "syncs": r["syncs"], "ranks_agree": r["ranks_agree"],
-                                "max_abs_diff_vs_single": c["max_abs_diff_vs_single"],
-                                "matches_single": c["matches_single"]}
-            report["token_weighting"] = {
-                mode: {"grad_norm_ratio_vs_single": _compare(grad, ref_grad)["norm_ratio_vs_single"],
-                       "grad_matches_single": _compare(grad, ref_grad)["matches_single"],
-                       "weights_match_single": _compare(weights, ref_weights)["matches_single"],
-                       "max_abs_weight_diff_vs_single": _compare(weights, ref_weights)["max_abs_diff_vs_single"]}
-                for mode, (grad, weights) in tokens.items()}
-            with open(out_path, "w", encoding="utf-8") as f:
-                json.dump(report, f)
-        dist.barrier()                       # rank 0 ফল লিখে ফেলেছে; সবাই একসঙ্গে শেষ করি
-    finally:
-        dist.destroy_process_group()
-    # DDP process group-এর reference ধরে রাখে, তাই gloo-র thread এখনো চলছে; interpreter shutdown-এ সেগুলোর
-    # সঙ্গে পাল্লায় কখনো SIGABRT হয়। কাজ শেষ, ফল লেখা হয়ে গেছে: shutdown ছাড়াই বেরোই (ওপরের docstring দেখো)।
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
-def _spawn(world: int, args: tuple) -> None:
-    """parent-এ TCPStore (port 0: OS একটি খালি port দেয়, ধরে রাখে), তারপর world টি worker।"""
-    store = dist.TCPStore("127.0.0.1", 0, world_size=None, is_master=True, wait_for_workers=False,
-                          timeout=STORE_TIMEOUT)
-    try:
-        mp.spawn(_worker, args=(world, store.port, *args), nprocs=world, join=True)
-    finally:
-        del store
+def _work(rank: int, world: int, steps: int, accum: int, micro: int) -> dict | None:
+    """একটি rank-এর কাজ (processes.run_workers চালায়): তিন sync mode আর token-ভারের তিন উপায়; rank 0 ফল দেয়।"""
+    results = {}
+    for mode in SYNC_MODES:
+        model, n_allreduce, syncs = _train_ddp(rank, world, steps, accum, micro, mode)
+        weights = [p.detach().clone() for p in model.parameters()]
+        results[mode] = {"allreduce": n_allreduce, "syncs": syncs, "weights": weights,
+                         "ranks_agree": _same_on_all_ranks(weights)}
+    tokens = {mode: _train_ddp_tokens(rank, world, steps, accum, micro, mode) for mode in TOKEN_MODES}
+    if rank != 0:
+        return None
+    ref = [p.detach() for p in train_single(steps, accum, micro, world).parameters()]
+    ref_grad, ref_weights = single_gradients(steps, accum, micro, world)
+    report = {"world_size": world, "backend": dist.get_backend(), "steps": steps, "accum": accum,
+              "micro": micro, "global_batch": micro * accum * world}
+    for mode, r in results.items():
+        c = _compare(r["weights"], ref)
+        report[mode] = {"allreduce": r["allreduce"], "syncs": r["syncs"], "ranks_agree": r["ranks_agree"],
+                        "max_abs_diff_vs_single": c["max_abs_diff_vs_single"],
+                        "matches_single": c["matches_single"]}
+    report["token_weighting"] = {
+        mode: {"grad_norm_ratio_vs_single": _compare(grad, ref_grad)["norm_ratio_vs_single"],
+               "grad_matches_single": _compare(grad, ref_grad)["matches_single"],
+               "weights_match_single": _compare(weights, ref_weights)["matches_single"],
+               "max_abs_weight_diff_vs_single": _compare(weights, ref_weights)["max_abs_diff_vs_single"]}
+        for mode, (grad, weights) in tokens.items()}
+    return report
 
 
 def run(steps: int = 3, accum: int = 4, micro: int = 8, world: int = 2) -> dict:
     """world টি process চালিয়ে ফলের dict ফেরত দেয় (নোটবুক এটা subprocess-এ `-m` দিয়ে চালায়)।
 
-    process group চালু না হলে বা কোনো worker মরে গেলে (যেমন ব্যস্ত যন্ত্রে সংযোগের সময় পেরিয়ে গেলে) একবার নতুন
-    store আর port নিয়ে আবার চেষ্টা করে; report["attempts"] বলে কয়বার লাগল।
+    process চালানো, শেষ করা আর একবার আবার চেষ্টা mishran.processes.run_workers-এর; report["attempts"] বলে কয়বার লাগল।
     """
     steps, accum, micro, world = _sizes(steps, accum, micro, world)
-    t0 = time.perf_counter()
-    for attempt in (1, 2):
-        with tempfile.TemporaryDirectory() as tmp:
-            out_path = os.path.join(tmp, "result.json")
-            try:
-                _spawn(world, (steps, accum, micro, out_path))
-            except Exception as err:
-                if attempt == 2:
-                    raise
-                print(f"process group চালু হয়নি বা একটি process মরে গেছে ({type(err).__name__}: "
-                      f"{str(err)[-300:]}); নতুন port-এ আরেকবার।", file=sys.stderr)
-                continue
-            with open(out_path, encoding="utf-8") as f:
-                report = json.load(f)
-            break
-    report["attempts"] = attempt
-    report["seconds"] = round(time.perf_counter() - t0, 2)
-    return report
+    return run_workers(_work, world, (steps, accum, micro))
 
 
 def main(argv=None) -> int:

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .ds_config import DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
-from .util import as_bool, finite_float, free_port, package_version, tensor_pairs
+from .util import as_bool, finite_float, free_port, package_version, tensor_pairs, unique_tensor_bytes
 
 __all__ = ["setup_single_process", "initialize", "release", "current_engine", "engine_step", "loss_scale_of",
            "loss_scale_messages", "LossScaleRow", "LossScaleLog", "model_state_bytes"]
@@ -456,19 +456,6 @@ class LossScaleLog:
 
 # ---------------------------------------------------------------- মেমরির হিসাব
 
-def _unique_bytes(tensors) -> int:
-    seen, total = set(), 0
-    for t in tensors:
-        if t is None or not isinstance(t, torch.Tensor) or t.numel() == 0:
-            continue
-        key = (t.device, t.data_ptr())
-        if key in seen:
-            continue
-        seen.add(key)
-        total += t.numel() * t.element_size()
-    return total
-
-
 def model_state_bytes(engine) -> dict:
     """এই process-এ engine-এর "model state" কত বাইট — tensor গুনে, CPU-তেও চলে (পাঠ ০৫)।
 
@@ -484,7 +471,27 @@ def model_state_bytes(engine) -> dict:
     master = [p for p in master if p.data_ptr() not in param_ptrs]     # FP32 engine-এ master = মডেলের ওজন নিজেই
     states = [v for s in basic.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
     grads = [p.grad for p in params]
-    out = {"params": _unique_bytes(params), "master_weights": _unique_bytes(master),
-           "optimizer_states": _unique_bytes(states), "grads": _unique_bytes(grads)}
-    out["total"] = sum(out.values())
+    out = {"params": unique_tensor_bytes(params), "master_weights": unique_tensor_bytes(master),
+           "optimizer_states": unique_tensor_bytes(states), "grads": unique_tensor_bytes(grads)}
+    if _engine(engine).zero_optimization_stage() == 3:
+        out.update(_zero3_weights(engine))
+    out["total"] = out["params"] + out["master_weights"] + out["optimizer_states"] + out["grads"]
     return out
+
+
+def _zero3_weights(engine) -> dict:
+    """ZeRO-3-এ এই rank-এর ওজন আর FP32 master (পাঠ ০৯), tensor গুনে যা পাওয়া যায় না তা।
+
+    DeepSpeed 0.19.8-এর ZeRO-3 (stage3.py): ভাগ-করা ওজন module-এর parameter-এ থাকে না (p.numel() == 0; ভাগটি
+    p.ds_tensor, optimizer-এর fp16_partitioned_groups_flat-এর অংশ), ছোট parameter (stage3_param_persistence_threshold,
+    ডিফল্ট 1e5 উপাদানের নিচে) সব rank-এ পুরোটা থাকে; আর FP32 master (fp32_partitioned_groups_flat) optimizer-এর
+    param_groups-এ থাকে শুধু step-এর সময়টুকু। AdamW-এর state আর grads সাধারণ হিসাবেই আসে।
+    """
+    opt = _engine(engine).optimizer
+    flat16 = getattr(opt, "fp16_partitioned_groups_flat", None)
+    flat32 = getattr(opt, "fp32_partitioned_groups_flat", None)
+    if flat16 is None or flat32 is None:
+        raise _internals_changed(f"{type(opt).__name__}-এর fp16/fp32_partitioned_groups_flat (ZeRO-3-এর ভাগ)")
+    params = [p.data for p in _engine(engine).module.parameters()] + list(flat16)   # পুরোটা রাখা ছোটগুলো + নিজের ভাগ
+    held = unique_tensor_bytes(params)
+    return {"params": held, "master_weights": unique_tensor_bytes(params + list(flat32)) - held}

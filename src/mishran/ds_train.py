@@ -40,7 +40,7 @@ from mishran.precision import autocast, grad_scaler
 from mishran.precision import check as check_precision
 from mishran.precision import resolve as resolve_precision
 from mishran.train import amp_step
-from mishran.util import as_bool, as_seed, finite_float, package_version
+from mishran.util import as_bool, as_seed, finite_float, package_version, unique_tensor_bytes
 
 __all__ = ["SIZES", "ENGINES", "ADAMW", "HELDOUT", "parse_args", "run", "main"]
 
@@ -165,7 +165,7 @@ def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
     with ds.LossScaleLog(engine) as log:
         losses, elapsed = _train_steps(lambda batches: ds.engine_step(engine, batches), next_batches, plan,
                                        log.record)
-    states = _zero3_state_bytes(engine) if zero_stage == 3 else ds.model_state_bytes(engine)
+    states = ds.model_state_bytes(engine)                      # ZeRO-3-এর ভাগসহ
     per_rank = _rank_memory(plan.device, states)
     heldout = _heldout_loss(engine, plan)                      # ZeRO-3: সব rank একসঙ্গে forward
     ds.release(engine)
@@ -326,45 +326,6 @@ def _heldout_loss(model, plan: _Plan) -> float:
     return total.item() / (HELDOUT["batches"] * plan.world)
 
 
-def _unique_bytes(tensors) -> int:
-    """tensor-গুলো মোট কত বাইট জায়গা নেয়; একই জায়গা (একই buffer-এর view, যেমন বাঁধা embedding বা ZeRO-3-এর ভাগের
-    flat buffer আর তার ভেতরের parameter) একবারই গোনা।"""
-    spans = {}
-    for t in tensors:
-        if isinstance(t, torch.Tensor) and t.numel():
-            spans.setdefault(t.device, []).append((t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()))
-    total = 0
-    for ranges in spans.values():
-        end = 0
-        for start, stop in sorted(ranges):                     # ঠিকানার ক্রমে; জোড়া লাগা অংশ একবার
-            total += max(0, stop - max(start, end))
-            end = max(end, stop)
-    return total
-
-
-def _zero3_state_bytes(engine) -> dict:
-    """ZeRO-3-এ এই rank-এর model state। mishran.ds.model_state_bytes এখানে দুটি খাত ভুল গোনে, তাই এই হিসাব।
-
-    DeepSpeed 0.19.8-এর ZeRO-3 (stage3.py): ভাগ-করা ওজন module-এর parameter-এ থাকে না (p.numel() == 0; ভাগটি
-    p.ds_tensor, optimizer-এর fp16_partitioned_groups_flat-এর অংশ), ছোট parameter (stage3_param_persistence_threshold,
-    ডিফল্ট 1e5 উপাদানের নিচে) সব rank-এ পুরোটা থাকে; আর FP32 master (fp32_partitioned_groups_flat) optimizer-এর
-    param_groups-এ থাকে শুধু step-এর সময়টুকু (বাকি সময় খালি তালিকা), তাই model_state_bytes সেটি পায় না।
-    optimizer_states আর grads model_state_bytes-এরটাই (AdamW-এর state FP32 ভাগের tensor ধরে রাখা থাকে)।
-    """
-    out = ds.model_state_bytes(engine)
-    opt = engine.optimizer
-    flat16 = getattr(opt, "fp16_partitioned_groups_flat", None)
-    flat32 = getattr(opt, "fp32_partitioned_groups_flat", None)
-    if flat16 is None or flat32 is None:
-        raise RuntimeError(f"DeepSpeed internals changed: {type(opt).__name__}-এ fp16/fp32_partitioned_groups_flat "
-                           "পাওয়া গেল না (ZeRO-3-এর ভাগগুলো); এই DeepSpeed সংস্করণে model state গোনা যাচ্ছে না।")
-    params = [p.data for p in engine.module.parameters()] + list(flat16)    # পুরোটা রাখা ছোটগুলো + নিজের ভাগ
-    out["params"] = _unique_bytes(params)
-    out["master_weights"] = _unique_bytes(params + list(flat32)) - out["params"]   # FP32-এ master = ভাগটাই
-    out["total"] = out["params"] + out["master_weights"] + out["optimizer_states"] + out["grads"]
-    return out
-
-
 def _fsdp2_state_bytes(model, optimizer) -> dict:
     """FSDP2-এ এই rank-এর model state, mishran.ds.model_state_bytes-এর খাতেই: shard-করা ওজন (FP32 মডেলে সেটাই
     master, তাই master_weights 0), AdamW-এর exp_avg আর exp_avg_sq-এর ভাগ, এই মুহূর্তের gradient।"""
@@ -373,9 +334,9 @@ def _fsdp2_state_bytes(model, optimizer) -> dict:
 
     params = list(model.parameters())
     states = [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
-    out = {"params": _unique_bytes(local(p) for p in params), "master_weights": 0,
-           "optimizer_states": _unique_bytes(local(v) for v in states),
-           "grads": _unique_bytes(local(p.grad) for p in params if p.grad is not None)}
+    out = {"params": unique_tensor_bytes(local(p) for p in params), "master_weights": 0,
+           "optimizer_states": unique_tensor_bytes(local(v) for v in states),
+           "grads": unique_tensor_bytes(local(p.grad) for p in params if p.grad is not None)}
     out["total"] = sum(out.values())
     return out
 

@@ -11,8 +11,8 @@ reduce-scatter। mixed precision আসে autocast থেকে নয়, `Mi
 যেখানে `model.to(torch.bfloat16)` আগে হয়ে যায়: তখন optimizer BF16 ওজনই হালনাগাদ করে, আর ছোট update হারিয়ে যায়
 (পাঠ ০১-এর lost update)।
 
-run() ddp_demo-র মতোই world টি gloo process চালায় (TCPStore parent-এর, port 0; শেষে barrier,
-destroy_process_group, os._exit(0) — কেন, তা mishran.ddp_demo-র docstring-এ)। প্রতিটি policy-তে প্রতিটি rank
+run() ddp_demo-র মতোই world টি gloo process চালায়, mishran.processes.run_workers দিয়ে (TCPStore parent-এর,
+port 0; শেষে barrier, destroy_process_group, os._exit(0) — কেন, তা সেই মডিউলের docstring-এ)। প্রতিটি policy-তে প্রতিটি rank
 একই মডেল বানিয়ে shard করে, mishran.train.amp_step দিয়ে কয়েক step প্রশিক্ষণ দেয়, আর মাপে: কোথায় কোন dtype,
 এই rank কত বাইট ধরে রাখে, আর এক process-এর FP32 প্রশিক্ষণ থেকে ওজন কত দূরে। ফল এক লাইনের JSON।
 GPU-তে (torchrun, NCCL) shard_model-ই যথেষ্ট: mesh=None মানে চালু process group-এর device mesh।
@@ -24,28 +24,23 @@ import contextlib
 import importlib.resources
 import json
 import math
-import os
-import socket
 import sys
-import tempfile
-import time
-from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
 from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
-from . import precision
+from . import comm_precision, precision
 from .data import CharDataset
 from .literature import BatchStream
 from .models import GPTConfig, TinyGPT
+from .processes import run_workers
 from .train import amp_step
 from .util import as_bool, finite_float, positive_int
 
-__all__ = ["POLICIES", "MODEL", "PROBE_LR", "mp_policy", "shard_model", "gradient_sync", "run", "main",
+__all__ = ["POLICIES", "MODEL", "PROBE_LR", "REAL_REDUCE_N", "mp_policy", "shard_model", "gradient_sync", "run", "main",
            "recorded_h200"]
 
 POLICIES = {
@@ -66,7 +61,6 @@ PROBE_LR = 1e-5
 """শেষে একটি বাড়তি step এই learning rate-এ (পাঠ ০৯): BF16 ওজনে এত ছোট update হারিয়ে যায়, FP32-এ থাকে।"""
 
 SEED = 0
-STORE_TIMEOUT = timedelta(seconds=120)   # ব্যস্ত যন্ত্রে process-গুলোর দেখা হতে যতক্ষণ অপেক্ষা
 MAX_WORLD = 8
 MAX_SAMPLES = 20_000                     # steps × accum × micro × world: ডেমো CPU-তে কয়েক সেকেন্ডে শেষ হওয়ার মাপ
 
@@ -265,49 +259,40 @@ def _policy_report(name: str, r: dict, ref: list, psi: int) -> dict:
 
 # ---------------------------------------------------------------- process-গুলো
 
-def _use_loopback() -> None:
-    """সব process এক মেশিনে: gloo loopback-এই কথা বলুক (কিছু container-এ hostname-এর ঠিকানায় পৌঁছানো যায় না)।"""
-    if "GLOO_SOCKET_IFNAME" not in os.environ and hasattr(socket, "if_nameindex"):
-        names = [name for _, name in socket.if_nameindex()]
-        loopback = next((n for n in ("lo", "lo0") if n in names), None)
-        if loopback:
-            os.environ["GLOO_SOCKET_IFNAME"] = loopback
+REAL_REDUCE_N = 4096
+"""আসল যোগের মিল দেখার নমুনায় প্রতি rank-এ কয়টি সংখ্যা (পাঠ ০৯, অংশ ৩)।"""
 
 
-def _worker(rank: int, world: int, port: int, policies: tuple, sizes: tuple, lr: float, out_path: str):
-    _use_loopback()
-    torch.set_num_threads(1)                 # কয়েকটি process, অল্প core: একে অপরের সঙ্গে কাড়াকাড়ি নয়
-    store = dist.TCPStore("127.0.0.1", port, world_size=world, is_master=False, timeout=STORE_TIMEOUT)
-    dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=STORE_TIMEOUT)
-    try:
-        data = CharDataset()
-        mesh = init_device_mesh("cpu", (world,))       # GPU থাকলেও এই ডেমো CPU-তে (gloo)
-        results = {name: _train_policy(name, rank, world, sizes, lr, data, mesh) for name in policies}
-        if rank == 0:
-            ref, psi = _reference(data, sizes, world, lr), _new_model(data).num_parameters()
-            steps, micro, accum = sizes
-            report = {"world_size": world, "backend": dist.get_backend(), "torch": torch.__version__,
-                      "steps": steps, "micro": micro, "accum": accum, "global_batch": micro * accum * world,
-                      "num_params": psi, "lr": lr, "probe_lr": PROBE_LR,
-                      "policies": {n: _policy_report(n, r, ref, psi) for n, r in results.items()}}
-            with open(out_path, "w", encoding="utf-8") as f:
-                json.dump(report, f)
-        dist.barrier()                       # rank 0 ফল লিখে ফেলেছে; সবাই একসঙ্গে শেষ করি
-    finally:
-        dist.destroy_process_group()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)                              # gloo-র thread-এর সঙ্গে shutdown-এর পাল্লা এড়াতে (ddp_demo দেখো)
+def _real_reduce(rank: int, world: int) -> dict:
+    """সব rank একই নমুনা বানায় (comm_precision.gradient_sample), প্রত্যেকে নিজের সারিটা gloo-র allreduce দিয়ে BF16 আর
+    FP32-এ যোগ করে; rank 0 ফলটা মেলায় এক CPU-র ring অনুকরণের সঙ্গে (বিটে বিটে) আর FP64-এর যোগফলের সঙ্গে।"""
+    sample = comm_precision.gradient_sample(world, REAL_REDUCE_N, seed=0)
+    exact = sample.sum(0)
+    out = {"world": world, "n": REAL_REDUCE_N}
+    for name in ("bf16", "fp32"):
+        mine = sample[rank].to(precision.dtype_of(name)).clone()
+        dist.all_reduce(mine)                                         # যোগ (SUM), তারে এই dtype-এ
+        simulated = comm_precision.ring_reduce_scatter(sample, name)
+        out[f"{name}_matches_simulation"] = bool(torch.equal(mine, simulated))
+        out[f"{name}_error"] = comm_precision.relative_error(mine, exact)
+    return out
 
 
-def _spawn(world: int, args: tuple) -> None:
-    """parent-এ TCPStore (port 0: OS একটি খালি port দেয়, ধরে রাখে), তারপর world টি worker।"""
-    store = dist.TCPStore("127.0.0.1", 0, world_size=None, is_master=True, wait_for_workers=False,
-                          timeout=STORE_TIMEOUT)
-    try:
-        mp.spawn(_worker, args=(world, store.port, *args), nprocs=world, join=True)
-    finally:
-        del store
+def _work(rank: int, world: int, policies: tuple, sizes: tuple, lr: float) -> dict | None:
+    """একটি rank-এর কাজ (processes.run_workers চালায়): প্রতিটি policy, তারপর আসল যোগের মিল; rank 0 ফল দেয়।"""
+    data = CharDataset()
+    mesh = init_device_mesh("cpu", (world,))       # GPU থাকলেও এই ডেমো CPU-তে (gloo)
+    results = {name: _train_policy(name, rank, world, sizes, lr, data, mesh) for name in policies}
+    real = _real_reduce(rank, world)
+    if rank != 0:
+        return None
+    ref, psi = _reference(data, sizes, world, lr), _new_model(data).num_parameters()
+    steps, micro, accum = sizes
+    return {"world_size": world, "backend": dist.get_backend(), "torch": torch.__version__,
+            "steps": steps, "micro": micro, "accum": accum, "global_batch": micro * accum * world,
+            "num_params": psi, "lr": lr, "probe_lr": PROBE_LR,
+            "policies": {n: _policy_report(n, r, ref, psi) for n, r in results.items()},
+            "real_reduce": real}
 
 
 def _check(policies, world, steps, micro, accum, lr) -> tuple:
@@ -341,28 +326,13 @@ def run(policies=tuple(POLICIES), world: int = 2, steps: int = 3, micro: int = 4
     block_output_dtype, logits_dtype, grad_dtype, optim_state_dtype); per_rank (param_numel আর param/grad/optim
     বাইট); bytes_per_param = সব rank-এর গড় (ওজন + gradient + AdamW) ÷ (Ψ / world); losses (প্রতি step, সব rank
     আর micro-batch-এর গড়); max_abs_diff_vs_fp32_single (steps-এর পরে পুরো ওজন বনাম এক process-এর FP32);
-    unchanged_fraction (PROBE_LR-এর বাড়তি step ওজনের কত ভাগ একটুও বদলায়নি)। process group চালু না হলে বা কোনো
-    worker মরে গেলে একবার নতুন port-এ আবার চেষ্টা; "attempts" বলে কয়বার লাগল।
+    unchanged_fraction (PROBE_LR-এর বাড়তি step ওজনের কত ভাগ একটুও বদলায়নি)। "real_reduce": দুই (বা world টি) আসল
+    process-এর gloo allreduce, BF16 আর FP32-এ, comm_precision-এর ring অনুকরণের সঙ্গে বিটে বিটে মেলে কি না আর তার
+    ত্রুটি। process চালানো, বন্ধ করা আর একবার আবার
+    চেষ্টা mishran.processes.run_workers-এর; "attempts" বলে কয়বার লাগল।
     """
     policies, world, sizes, lr = _check(policies, world, steps, micro, accum, lr)
-    t0 = time.perf_counter()
-    for attempt in (1, 2):
-        with tempfile.TemporaryDirectory() as tmp:
-            out_path = os.path.join(tmp, "result.json")
-            try:
-                _spawn(world, (policies, sizes, lr, out_path))
-            except Exception as err:
-                if attempt == 2:
-                    raise
-                print(f"process group চালু হয়নি বা একটি process মরে গেছে ({type(err).__name__}: "
-                      f"{str(err)[-300:]}); নতুন port-এ আরেকবার।", file=sys.stderr)
-                continue
-            with open(out_path, encoding="utf-8") as f:
-                report = json.load(f)
-            break
-    report["attempts"] = attempt
-    report["seconds"] = round(time.perf_counter() - t0, 2)
-    return report
+    return run_workers(_work, world, (policies, sizes, lr))
 
 
 def main(argv=None) -> int:

@@ -14,7 +14,8 @@ import socket
 from packaging.version import InvalidVersion, Version
 
 __all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device", "package_version",
-           "parse_version", "version_at_least", "course_requirements", "free_port", "each_pair", "tensor_pairs"]
+           "parse_version", "version_at_least", "course_requirements", "free_port", "each_pair", "tensor_pairs",
+           "unique_tensor_bytes"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -195,3 +196,25 @@ def each_pair(micro_batches, name: str = "micro_batches"):
 def tensor_pairs(micro_batches, name: str = "micro_batches") -> list:
     """(x, y) tensor-জোড়ার তালিকা, সবগুলো আগেই যাচাই করা (পাঠ ০৫-এর engine_step, ds_numerics); নইলে পরিষ্কার বার্তা।"""
     return list(each_pair(micro_batches, name))
+
+
+def unique_tensor_bytes(tensors) -> int:
+    """tensor-গুলো মোট কত বাইট জায়গা নেয় (পাঠ ০৫, ০৯); একই জায়গা একবারই গোনা — একই tensor দুবার (TinyGPT-এর বাঁধা
+    embedding), বা একটি flat buffer আর তার ভেতরের view (ZeRO-3-এর ভাগ)। None আর খালি tensor বাদ।"""
+    import torch
+
+    if isinstance(tensors, torch.Tensor) or not hasattr(tensors, "__iter__"):
+        raise TypeError(f"tensors হবে tensor-এর তালিকা (tensors must be an iterable of tensors); পেয়েছি "
+                        f"{type(tensors).__name__}")
+    spans = {}
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.numel():
+            start = t.data_ptr()
+            spans.setdefault(t.device, []).append((start, start + t.numel() * t.element_size()))
+    total = 0
+    for ranges in spans.values():
+        end = 0
+        for start, stop in sorted(ranges):                     # ঠিকানার ক্রমে; জোড়া লাগা অংশ একবার
+            total += max(0, stop - max(start, end))
+            end = max(end, stop)
+    return total
