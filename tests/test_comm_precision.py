@@ -106,8 +106,12 @@ def test_fsdp_divide_factors_equal_torchs_own_private_function():
 
 
 def test_the_docstring_cites_the_lines_it_read():
-    """The line numbers in the docstring are where _get_gradient_divide_factors is in the installed torch."""
+    """The line numbers in the docstring are where _get_gradient_divide_factors is in torch 2.13, the version CI
+    installs (the GPU machine's torch 2.11 has the same rule at other lines: docs/benchmarks.md, section 8)."""
     import inspect
+
+    if not torch.__version__.startswith("2.13."):
+        pytest.skip(f"the docstring cites torch 2.13's lines; this is torch {torch.__version__}")
 
     from torch.distributed.fsdp._fully_shard import _fsdp_collectives as coll
 
