@@ -699,13 +699,12 @@ def test_ds_train_command_line_offers_zero3_and_fsdp2():
 def test_ds_train_fsdp2_adamw_numbers_are_deepspeeds():
     """The same betas, eps and weight decay as the DeepSpeed path: ds.initialize's torch AdamW (torch's defaults)
     and ds_config's own optimizer block."""
-    from mishran import ds_train
     block = ds_config.config_for_device(micro_batch=1, world_size=1, precision="fp32", device="cpu",
                                         optimizer="AdamW", lr=1e-3)["optimizer"]["params"]
-    assert list(ds_train.ADAMW["betas"]) == block["betas"]
-    assert ds_train.ADAMW["eps"] == block["eps"] and ds_train.ADAMW["weight_decay"] == block["weight_decay"]
+    assert list(ds_config.ADAMW["betas"]) == block["betas"]
+    assert ds_config.ADAMW["eps"] == block["eps"] and ds_config.ADAMW["weight_decay"] == block["weight_decay"]
     defaults = torch.optim.AdamW([torch.zeros(1, requires_grad=True)], lr=1e-3).defaults
-    assert {k: defaults[k] for k in ds_train.ADAMW} == ds_train.ADAMW
+    assert {k: defaults[k] for k in ds_config.ADAMW} == ds_config.ADAMW
 
 
 def test_ds_train_fsdp2_follows_deepspeed_step_for_step_in_fp32():

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from .ds_config import DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
+from .ds_config import ADAMW, DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
 from .util import as_bool, finite_float, free_port, package_version, tensor_pairs, unique_tensor_bytes
 
 __all__ = ["setup_single_process", "initialize", "release", "current_engine", "engine_step", "loss_scale_of",
@@ -227,7 +227,7 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
                              "DeepSpeed তার param_groups বদলে FP32 কপি বসায়। নতুন optimizer বানাও, বা optimizer=None দাও।")
         release(previous)
     if optimizer is None and "optimizer" not in config:
-        optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=lr, **ADAMW)         # torch-এর ডিফল্টই, এক জায়গায় লেখা
     with _no_memory_report():
         engine, *_ = deepspeed.initialize(model=model, optimizer=optimizer, config=copy.deepcopy(config), **kwargs)
     if replace_current:

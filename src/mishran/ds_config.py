@@ -26,10 +26,14 @@ from .precision import resolve as resolve_precision
 from .util import device_type, finite_float, positive_int
 
 __all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "ACCUMULATION_STAGE0_WARNING", "FP32_SUMS",
-           "DeepSpeedConfigError", "cpu_accelerator_if_no_gpu", "cpu_supports_fp16", "config_for_device",
+           "ADAMW", "DeepSpeedConfigError", "cpu_accelerator_if_no_gpu", "cpu_supports_fp16", "config_for_device",
            "validate_config", "zero_model_state_bytes", "zero_estimates"]
 
 ZERO_STAGES = (0, 1, 2, 3)
+
+ADAMW = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
+"""কোর্সের AdamW-এর betas, eps আর weight_decay (torch.optim.AdamW-এর ডিফল্ট): DeepSpeed-এর নিজের optimizer block
+(optimizer="Adam"/"AdamW"), mishran.ds.initialize-এর torch AdamW আর ds_train-এর FSDP2-এর পথ — সবাই এগুলোই নেয়।"""
 """DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
 
 # DeepSpeed-এর fp16 block-এর ডিফল্ট (deepspeed/runtime/precision_config.py, DeepSpeedFP16Config)।
@@ -214,8 +218,8 @@ def _optimizer_block(optimizer: str, lr) -> dict:
     if optimizer not in ("Adam", "AdamW"):
         raise DeepSpeedConfigError(f"optimizer হবে None (torch.optim.AdamW, compile ছাড়া), 'Adam' বা 'AdamW' "
                                    f"(DeepSpeed-এর FusedAdam); পেয়েছি {optimizer!r}")
-    return {"type": optimizer, "params": {"lr": _finite(lr, "lr"), "betas": [0.9, 0.999], "eps": 1e-8,
-                                          "weight_decay": 0.01}}
+    return {"type": optimizer, "params": {"lr": _finite(lr, "lr"), "betas": list(ADAMW["betas"]), "eps": ADAMW["eps"],
+                                          "weight_decay": ADAMW["weight_decay"]}}
 
 
 # torch.cuda ছাড়া আর যে accelerator-গুলো DeepSpeed নিজে খোঁজে, তাদের প্যাকেজ (এর কোনোটি থাকলে বাছাই DeepSpeed-এর)

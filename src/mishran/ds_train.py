@@ -14,7 +14,7 @@ launcher (deepspeed বা torchrun) প্রতিটি process-কে RANK, 
 
 `--engine fsdp2` (পাঠ ০৯): একই মডেল, ডেটা, batch-এর ভাগ আর precision, কিন্তু DeepSpeed-এর বদলে
 mishran.fsdp.shard_model (bf16 → "bf16" policy, fp32 → "fp32"), torch.optim.AdamW (DeepSpeed-এর পথের সংখ্যাতেই:
-ADAMW) আর mishran.train.amp_step, FSDP2-এর gradient-sync সুইচ সহ। FP16 এখানে চলে না: FSDP2-এর নিজের loss
+ds_config.ADAMW) আর mishran.train.amp_step, FSDP2-এর gradient-sync সুইচ সহ। FP16 এখানে চলে না: FSDP2-এর নিজের loss
 scaler নেই। শেষে দুই engine-ই একই held-out batch-গুলোয় loss মাপে (HELDOUT), সব rank একসঙ্গে।
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ from mishran.precision import resolve as resolve_precision
 from mishran.train import amp_step
 from mishran.util import as_bool, as_seed, finite_float, package_version, unique_tensor_bytes
 
-__all__ = ["SIZES", "ENGINES", "ADAMW", "HELDOUT", "parse_args", "run", "main"]
+__all__ = ["SIZES", "ENGINES", "HELDOUT", "parse_args", "run", "main"]
 
 # মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
 SIZES = {
@@ -52,13 +52,6 @@ SIZES = {
 
 ENGINES = ("deepspeed", "fsdp2")
 """কে shard করে আর optimizer step দেয় (পাঠ ০৯): DeepSpeed-এর engine (ZeRO), নাকি PyTorch-এর FSDP2।"""
-
-# DeepSpeed-এর পথে config-এ optimizer block নেই, তাই mishran.ds.initialize বানায় torch.optim.AdamW(lr=lr): torch-এর
-# ডিফল্ট betas, eps আর weight_decay — ds_config-এর নিজের optimizer block-এও (_optimizer_block) ঠিক এই সংখ্যাগুলো।
-# FSDP2-এর পথ একই সংখ্যা নেয়। এখানে আবার লেখা, কারণ ds_config এগুলো public ধ্রুবক হিসেবে দেয় না (আর ds_config.py
-# এখন বদলানো যাচ্ছে না); tests/test_ds.py দুই উৎসের সঙ্গেই মেলায়।
-ADAMW = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
-"""FSDP2-এর AdamW-এর betas, eps, weight_decay: DeepSpeed-এর পথের সঙ্গে এক (পাঠ ০৯); lr আসে --lr থেকে।"""
 
 HELDOUT = {"batches": 4, "batch_size": 8, "seed": 1234}
 """held-out loss: val অংশ থেকে এই seed-এর generator-এ batches-টি batch, প্রতিটি batch_size নমুনা (পাঠ ০৯)।"""
@@ -177,11 +170,12 @@ def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
 
 
 def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
-    """FSDP2-এর পথ (পাঠ ০৯): shard_model, AdamW (ADAMW), প্রতিটি step amp_step — cast করে policy, autocast বন্ধ।"""
+    """FSDP2-এর পথ (পাঠ ০৯): shard_model, AdamW (ds_config.ADAMW), প্রতিটি step amp_step — cast করে policy, autocast
+    বন্ধ।"""
     device = plan.device
     mesh = init_device_mesh(device.type, (plan.world,))        # --cpu হলে GPU থাকলেও CPU-র mesh (gloo)
     shard_model(model.to(device), plan.precision, mesh=mesh)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, **ADAMW)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, **ds_config.ADAMW)
     ctx, scaler = autocast(device, "fp32"), grad_scaler(device, "fp32")   # দুটোই বন্ধ
     sync = gradient_sync(model)                                 # শেষ micro-step ছাড়া reduce-scatter নয়
     clip = _deepspeed_clip_norm()
@@ -197,7 +191,7 @@ def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
     per_rank = _rank_memory(device, _fsdp2_state_bytes(model, optimizer))
     heldout = _heldout_loss(model, plan)
     config = {"policy": plan.precision, "reshard_after_forward": True, "optimizer": "torch.optim.AdamW",
-              "lr": plan.lr, **{k: list(v) if isinstance(v, tuple) else v for k, v in ADAMW.items()},
+              "lr": plan.lr, **{k: list(v) if isinstance(v, tuple) else v for k, v in ds_config.ADAMW.items()},
               "gradient_clipping": clip}
     return {"zero_stage": None, "policy": plan.precision, "losses": losses, "elapsed": elapsed,
             "heldout_loss": heldout, "loss_scales": [], "skipped_steps": [], "per_rank": per_rank,
