@@ -186,9 +186,14 @@ def test_wire_bytes_by_hand():
     assert cp.wire_bytes(1_000_000, 8, "fp32", "all_reduce") == 2 * 7 * 125_000 * 4
     assert cp.wire_bytes(10, 4, "fp16", "all_gather") == 3 * 3 * 2          # padded: shards of ceil(10/4) = 3
     assert cp.wire_bytes(5, 1, "fp32") == 0
-    rows = {r["precision"]: r for r in cp.wire_table(124_439_808, 8)}
-    assert rows["fp32"]["total"] == 2 * 7 * 124_439_808 // 8 * 4
-    assert rows["bf16"]["saving_vs_fp32"] == 0.5 and rows["fp32"]["saving_vs_fp32"] == 0
+    # per step: the weights all-gathered twice (forward, and backward after resharding) in param_dtype, the gradients
+    # reduce-scattered once in reduce_dtype; 124,439,808 / 8 = 15,554,976 per shard, 7 shards sent
+    rows = {(r["param_dtype"], r["reduce_dtype"]): r for r in cp.wire_table(124_439_808, 8)}
+    shard7 = 7 * 15_554_976
+    assert rows["fp32", "fp32"]["total"] == (2 * 4 + 4) * shard7 and rows["fp32", "fp32"]["saving_vs_fp32"] == 0
+    assert rows["bf16", "fp32"]["all_gather"] == 2 * 2 * shard7 and rows["bf16", "fp32"]["reduce_scatter"] == 4 * shard7
+    assert rows["bf16", "fp32"]["saving_vs_fp32"] == pytest.approx(1 - 8 / 12)
+    assert rows["bf16", "bf16"]["saving_vs_fp32"] == 0.5
 
 
 def test_gradient_sample_is_signal_plus_noise_times_scale():

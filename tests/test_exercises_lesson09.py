@@ -17,7 +17,7 @@ def test_lesson09_blank_answers_do_not_fail(capsys):
 
 def test_cast_first_bug_line_and_fix(capsys):
     lines = l09.CAST_FIRST_CODE.splitlines()
-    assert lines[4] == "model.to(torch.bfloat16)" and 8 <= len(lines) <= 12       # line 5, read by eye
+    assert "set_default_dtype(torch.bfloat16)" in lines[4] and 8 <= len(lines) <= 12   # line 5, read by eye
     assert l09.check_cast_first_bug({"line": 5, "fix": "C"})
     assert l09.check_cast_first_bug({"line": "5", "fix": " c "})
     capsys.readouterr()
@@ -38,14 +38,17 @@ def test_the_fix_candidates():
     Parameter objects the optimizer holds), so it is not offered; D here sets param_dtype=fp32, which leaves the
     shards in BF16."""
     assert set(l09.CAST_FIRST_FIXES) == {"A", "B", "C", "D"}
-    assert "model.to(torch.bfloat16)" in l09.CAST_FIRST_FIXES["C"]
+    assert "FP32" in l09.CAST_FIRST_FIXES["C"] and "param_dtype" in l09.CAST_FIRST_FIXES["C"]
+    assert not any("set_default_dtype" in fix for fix in l09.CAST_FIRST_FIXES.values())   # no fix quotes the line
 
 
 def test_rank_bytes_by_hand(capsys):
     # by hand: Ψ = 124,439,808 over N = 8 → 15,554,976 values per rank; FP32 shards (4 B), FP32 sharded grads
     # (the reduce-scatter output is cast back to the parameter's dtype), AdamW exp_avg + exp_avg_sq in FP32 (8 B).
     # Seen in a two-rank gloo fully_shard run: param, grad, exp_avg, exp_avg_sq all torch.float32.
-    assert l09.RANK_BYTES_QUESTION == {"num_params": 124_439_808, "world": 8, "model_dtype": "fp32"}
+    # the question reduces in BF16 (the trap: gradients are still kept in the shard's FP32 after the sum)
+    assert l09.RANK_BYTES_QUESTION == {"num_params": 124_439_808, "world": 8, "model_dtype": "fp32",
+                                       "param_dtype": "bf16", "reduce_dtype": "bf16"}
     right = {"params": 62_219_904, "grads": 62_219_904, "optim": 124_439_808}
     assert l09.check_rank_bytes(right)
     assert l09.check_rank_bytes({k: v * 1.009 for k, v in right.items()})                # within 1%
@@ -74,7 +77,7 @@ def test_rank_bytes_by_hand(capsys):
 
 @pytest.fixture(scope="module")
 def sweep():
-    return cp.error_sweep(worlds=(8, 1024), n=2 ** 12)
+    return cp.error_sweep(worlds=(32, 256, 1024), n=2 ** 12)
 
 
 def test_reduce_dtype_questions_have_different_answers(sweep):
@@ -105,3 +108,14 @@ def test_reduce_dtype_right_wrong_and_malformed(sweep, capsys):
         l09.check_reduce_dtype("bf16", 0, 1e-2, sweep)
     with pytest.raises(ValueError):
         l09.check_reduce_dtype("bf16", 8, -1.0, sweep)
+
+
+def test_rank_bytes_hints_name_a_whole_slip(capsys):
+    """A whole answer off by the same factor gets the slip named: N times too big (not sharded), element counts instead
+    of bytes, or GiB instead of bytes."""
+    right = {"params": 62_219_904, "grads": 62_219_904, "optim": 124_439_808}
+    for factor, phrase in ((8, "Ψ/N"), (1 / 4, "উপাদানের সংখ্যা"), (1 / 2 ** 30, "বাইটে দাও")):
+        assert not l09.check_rank_bytes({k: v * factor for k, v in right.items()})
+        assert phrase in capsys.readouterr().out
+    assert not l09.check_cast_first_bug({"line": 0, "fix": "C"})
+    assert "1 থেকে" in capsys.readouterr().out

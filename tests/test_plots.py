@@ -153,7 +153,7 @@ def test_comm_error_figure_draws_each_scheme_the_floor_and_the_tolerance(font):
     assert list(lines["FP32"].get_xdata()) == [2, 4, 8]
     floor = next(line for label, line in lines.items() if "bf16_rounding_floor" in label)
     assert floor.get_linestyle() == "--" and list(floor.get_ydata()) == sweep["bf16_rounding_floor"]
-    tol = next(line for label, line in lines.items() if "সহনশীলতা" in label)
+    tol = next(line for label, line in lines.items() if "সহনসীমা" in label)
     assert set(tol.get_ydata()) == {1e-3}
     assert len(ax.lines) == len(sweep["errors"]) + 2
     assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1

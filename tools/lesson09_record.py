@@ -61,8 +61,9 @@ def main(argv=None) -> int:
         "global_batch": first["global_batch"], "block_size": first["block_size"], "steps": first["steps"],
         "seed_difference": measured, "noise": max(2 * measured, MIN_NOISE),
         "runs": rows,
-        "two_gpu_note": (f"দুই GPU-র সারি এখনো মাপা হয়নি (two-GPU runs not yet measured: only one GPU was lent "
-                         f"when this was recorded): {', '.join(two_gpu)}।" if two_gpu else None),
+        "two_gpu_note": ("দুই GPU-র সারি এখনো মাপা হয়নি (two-GPU runs not yet measured): রেকর্ডের দিন একটিই GPU "
+                         "পাওয়া গিয়েছিল।" if two_gpu else None),
+        "missing_runs": missing,
     }
     text = json.dumps(record, ensure_ascii=False, indent=1)
     if args.out:

@@ -7,7 +7,7 @@ W-টি rank-এর gradient যোগ করে গড় নেওয়া �
 আর FP64-এর গড়ের সঙ্গে মেলানো হয়:
 
     sweep = error_sweep()                       # W = 2 … 1024, প্রতিটি scheme-এর আপেক্ষিক ত্রুটি
-    smallest_safe_dtype(1024, 1e-3, sweep)      # এই সহনশীলতায় wire-এ সবচেয়ে কম বাইটের scheme
+    smallest_safe_dtype(1024, 1e-3, sweep)      # এই সহনসীমায় তারে সবচেয়ে কম বাইটের scheme
 
 দুটি algorithm (ALGORITHMS): "ring" (NCCL: আংশিক যোগফল ঘুরে বেড়ায়, প্রতি hop-এ wire dtype-এ round) আর "direct"
 (all-to-all ধাঁচের reduce-scatter: প্রতিটি rank নিজের মান shard-এর মালিককে সোজা পাঠায়, মালিক সব যোগ করে sum dtype-এ;
@@ -30,7 +30,8 @@ from .util import as_seed, finite_float, positive_int
 
 __all__ = ["ring_order_sum", "MAX_WORLD", "MAX_ELEMENTS", "WORLDS", "ALGORITHMS", "DIVIDES", "SCHEMES", "COLLECTIVES",
            "ring_reduce_scatter", "direct_reduce_scatter", "fsdp_divide_factors", "reduced_mean", "relative_error",
-           "gradient_sample", "error_sweep", "wire_bytes", "wire_table", "scheme_cost", "smallest_safe_dtype"]
+           "gradient_sample", "error_sweep", "wire_bytes", "WIRE_POLICIES", "wire_table", "scheme_cost",
+           "smallest_safe_dtype"]
 
 MAX_WORLD = 4096
 """সবচেয়ে বড় rank-সংখ্যা (world size), যা এই simulation নেয় (পাঠ ০৯)।"""
@@ -231,8 +232,9 @@ def gradient_sample(world, n=2 ** 14, signal=1.0, noise=1.0, scale=1e-3, seed=0)
     """W-টি rank-এর gradient, float64, আকার (W, n) (পাঠ ০৯): scale × (signal × সবার এক দিক + noise × rank-এর নিজের
     গোলমাল), দুটোই আদর্শ normal।
 
-    signal/noise ছোট মানে rank-গুলো একমত নয়: গড়টা প্রতিটি rank-এর gradient-এর তুলনায় ছোট — কম precision-এর যোগ
-    এখানেই সবচেয়ে বেশি ক্ষতি করে। scale ছোট হলে FP16-এর underflow দেখা যায়।
+    signal/noise বড় মানে rank-গুলো একই দিকে ঠেলে: ring-এর আংশিক যোগফল প্রতিটি মানের প্রায় k গুণ হয়ে বাড়ে, আর
+    নতুন মান round-এ হারায় — অনেক rank-এ BF16-এর যোগ এখানেই সবচেয়ে বেশি ক্ষতি করে (পাঠের অংশ ৩-এর সারণি)। ছোট
+    signal/noise-এ যোগফল বাড়ে মোটামুটি √k হারে। scale ছোট হলে FP16-এর underflow দেখা যায়।
     """
     world, n = _world(world), _size(n)
     if world * n > MAX_ELEMENTS:
@@ -322,17 +324,22 @@ def wire_bytes(num_params, world, dtype_name, collective="reduce_scatter") -> in
     return 2 * once if collective == "all_reduce" else once
 
 
+WIRE_POLICIES = (("fp32", "fp32"), ("bf16", "fp32"), ("bf16", "bf16"))
+"""wire_table-এর সারি: (param_dtype, reduce_dtype) — FP32, পাঠের প্রস্তাবিত bf16 policy, আর সব BF16 (পাঠ ০৯)।"""
+
+
 def wire_table(num_params, world) -> list[dict]:
-    """প্রতিটি precision-এ প্রতি rank, প্রতি ধাপে wire-এর বাইট (পাঠ ০৯): gradient-এর reduce-scatter আর ওজনের
-    all-gather। সারি: {"precision", "bytes_per_element", "reduce_scatter", "all_gather", "total",
-    "saving_vs_fp32" (FP32-এর তুলনায় কত ভাগ কম, 0–1)}।"""
+    """প্রতিটি (param_dtype, reduce_dtype)-এ (WIRE_POLICIES) প্রতি rank, প্রতি step-এ তারের বাইট (পাঠ ০৯): ওজনের
+    all-gather দুবার (forward-এ, আর reshard_after_forward=True বলে backward-এ আবার) param_dtype-এ, gradient-এর
+    reduce-scatter একবার reduce_dtype-এ। সারি: {"param_dtype", "reduce_dtype", "all_gather", "reduce_scatter",
+    "total", "saving_vs_fp32" (FP32-এর তুলনায় কত ভাগ কম, 0–1)}।"""
     rows = []
-    for name in precision.NAMES:
-        rs = wire_bytes(num_params, world, name, "reduce_scatter")
-        ag = wire_bytes(num_params, world, name, "all_gather")
-        rows.append({"precision": name, "bytes_per_element": _itemsize(name), "reduce_scatter": rs,
-                     "all_gather": ag, "total": rs + ag})
-    fp32 = next(r["total"] for r in rows if r["precision"] == "fp32")
+    for param, reduce in WIRE_POLICIES:
+        ag = 2 * wire_bytes(num_params, world, param, "all_gather")
+        rs = wire_bytes(num_params, world, reduce, "reduce_scatter")
+        rows.append({"param_dtype": param, "reduce_dtype": reduce, "all_gather": ag, "reduce_scatter": rs,
+                     "total": ag + rs})
+    fp32 = rows[0]["total"]
     for row in rows:
         row["saving_vs_fp32"] = 1 - row["total"] / fp32 if fp32 else 0.0
     return rows
@@ -361,6 +368,6 @@ def smallest_safe_dtype(world, tolerance, sweep=None) -> str:
     safe = [name for name, errs in sweep["errors"].items() if errs[i] <= tolerance]
     if not safe:
         raise ValueError(f"W = {world}-এ কোনো scheme-এর ত্রুটি {tolerance:g}-এর মধ্যে নয় (no scheme meets the "
-                         "tolerance); সহনশীলতা বাড়াও")
+                         "tolerance); সহনসীমা বাড়াও")
     return min(safe, key=lambda name: scheme_cost(sweep["schemes"][name]))
 

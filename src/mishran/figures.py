@@ -391,7 +391,7 @@ COMM_STYLES = {"fp32": ("#444444", "o", "FP32"), "bf16": ("#ff7f0e", "s", "BF16 
 @checked(sweep="mapping", tolerance="positive?", ax="axes?")
 def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
     """পাঠ ০৯: rank-এর সংখ্যা W বনাম গড় gradient-এর আপেক্ষিক ত্রুটি (log-log), প্রতিটি scheme-এর একটি রেখা, সঠিক গড়কে
-    একবার BF16-এ round করার ত্রুটি ভাঙা রেখায়, আর চাইলে সহনশীলতার রেখা; sweep = comm_precision.error_sweep()-এর
+    একবার BF16-এ round করার ত্রুটি ভাঙা রেখায়, আর চাইলে সহনসীমার রেখা; sweep = comm_precision.error_sweep()-এর
     ফল। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
 
@@ -403,9 +403,9 @@ def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
         color, marker, label = COMM_STYLES.get(name) or (next(extra), "x", name)
         ax.plot(worlds, [max(e, 1e-12) for e in errors], marker=marker, ms=5, lw=2, color=color, label=label)
     ax.plot(worlds, sweep["bf16_rounding_floor"], ls="--", lw=1.5, color="#7f7f7f",
-            label="শুধু একবার BF16-এ round (bf16_rounding_floor)")
+            label="সঠিক গড়কে একবার BF16-এ round (bf16_rounding_floor)")
     if tolerance is not None:
-        ax.axhline(tolerance, color="#d62728", ls=":", lw=1.8, label=f"সহনশীলতা ({tolerance:g})")
+        ax.axhline(tolerance, color="#d62728", ls=":", lw=1.8, label=f"সহনসীমা ({tolerance:g})")
     ax.set_xscale("log", base=2)
     ax.set_xticks(worlds, [str(w) for w in worlds])
     ax.set_yscale("log")

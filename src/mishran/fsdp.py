@@ -7,7 +7,7 @@ DeepSpeed ZeRO-3-এর মতো FSDP2-ও (`torch.distributed.fsdp.fully_shard
 rank-এ ভাগ (shard) করে রাখে: forward-এর আগে একটি block-এর ওজন all-gather, backward-এর পরে gradient
 reduce-scatter। mixed precision আসে autocast থেকে নয়, `MixedPrecisionPolicy` থেকে: param_dtype (all-gather করা
 ওজন, তাই হিসাব, কোন dtype-এ), reduce_dtype (gradient-এর গড় কোন dtype-এ)। shard-করা ওজন থাকে মডেলের নিজের dtype-এ
-— FP32 মডেলে সেটাই FP32 master, আলাদা কপি লাগে না। POLICIES চারটি উপায় পাশাপাশি রাখে; "cast_first" সেই ভুল,
+— FP32 মডেলে সেটাই FP32 মূল ওজন, আলাদা কপি লাগে না। POLICIES চারটি উপায় পাশাপাশি রাখে; "cast_first" সেই ভুল,
 যেখানে `model.to(torch.bfloat16)` আগে হয়ে যায়: তখন optimizer BF16 ওজনই হালনাগাদ করে, আর ছোট update হারিয়ে যায়
 (পাঠ ০১-এর lost update)।
 
@@ -50,7 +50,7 @@ POLICIES = {
     "bf16_reduce": "param_dtype=BF16, reduce_dtype=BF16: reduce-scatter-ও BF16-এ — অর্ধেক বাইট পাঠানো, কিন্তু "
                    "গড়টা BF16-এর সূক্ষ্মতায়",
     "cast_first": "ভুল: fully_shard-এর আগে model.to(torch.bfloat16), policy bf16 — shard-করা ওজনই BF16, FP32 "
-                  "master নেই",
+                  "মূল ওজন নেই",
 }
 """policy-র নাম → ছোট বর্ণনা (পাঠ ০৯)। নামগুলোই run()-এর policies আর নোটবুকের টেবিলের সারি।"""
 

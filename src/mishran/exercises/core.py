@@ -120,7 +120,7 @@ def check_fields(values: dict, truth: dict, hints: dict, right: str, rel_tol: fl
     """dict-উত্তর ঘর ধরে মেলানো (সব পাঠ): hints-এর প্রতিটি key-তে values আর truth মেলে কি না; যেগুলো মেলেনি,
     "মেলেনি:"-এর নিচে তাদের hint (hints-এর ক্রমে), সব মিললে right।
 
-    rel_tol: সব key-র জন্য একটি আপেক্ষিক সহনশীলতা, বা key ধরে dict (যে key নেই সে হুবহু মেলে)।
+    rel_tol: সব key-র জন্য একটি আপেক্ষিক সহনসীমা, বা key ধরে dict (যে key নেই সে হুবহু মেলে)।
     """
     def same(key) -> bool:
         tol = rel_tol.get(key, 0.0) if isinstance(rel_tol, dict) else rel_tol

@@ -39,7 +39,7 @@ def _bf16_loop_bpc(q: dict) -> tuple[float, float]:
 
 
 def check_bf16_eval_bpc(answer, question: dict | None = None) -> Verdict:
-    """অনুশীলনী ০৮.১: BF16_EVAL_LOOP শেষে কত bits per character ছাপবে (১% সহনশীলতা)।"""
+    """অনুশীলনী ০৮.১: BF16_EVAL_LOOP শেষে কত bits per character ছাপবে (১% সহনসীমা)।"""
     value, early = number_answer(answer, "একটি সংখ্যা চাই (a number, bpc)")
     if early is not None:
         return early

@@ -1,5 +1,5 @@
 """পাঠ ০৯ (FSDP2-এর mixed precision, DeepSpeed-এর পাশে, আর যোগাযোগের precision) অনুশীলনীর যাচাই: fully_shard-এর আগে
-BF16-এ cast করার bug, প্রতি rank-এ বাইটের পূর্বাভাস, সহনশীলতায় reduce-এর scheme বাছাই।
+BF16-এ cast করার bug, প্রতি rank-এ বাইটের পূর্বাভাস, সহনসীমায় reduce-এর scheme বাছাই।
 
 উত্তর কোথাও লেখা নেই: bug-এর লাইন খুঁজে বের করা হয় listing থেকে, বাইট আসে dtype-এর মাপ থেকে (FSDP2 যে dtype রাখে,
 দুই rank-এর gloo-তে fully_shard চালিয়ে দেখা), আর scheme আসে comm_precision-এর মাপা ত্রুটি থেকে, যাচাইয়ের সময়েই।
@@ -18,10 +18,11 @@ CAST_FIRST_CODE = """\
 import torch
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
-model = GPT(config)
-model.to(torch.bfloat16)
+torch.manual_seed(0)
+torch.set_default_dtype(torch.bfloat16)          # BF16 GPU: সব হিসাব BF16-এ হোক
+model = TinyGPT(config)
 policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
-for block in model.blocks:
+for block in model.transformer.h:
     fully_shard(block, mp_policy=policy)
 fully_shard(model, mp_policy=policy)
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
@@ -31,7 +32,7 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
 CAST_FIRST_FIXES = {
     "A": "reduce_dtype=torch.bfloat16 দাও, যাতে gradient আর ওজন একই dtype-এ থাকে",
     "B": "GradScaler যোগ করো, যাতে ছোট update হারিয়ে না যায়",
-    "C": "model.to(torch.bfloat16) লাইনটা মুছে দাও: ওজন FP32-এ থাকুক, forward/backward-এর জন্য BF16-এ cast করুক policy",
+    "C": "মডেল FP32-এ বানাও; BF16 চাই শুধু হিসাবে, সেটা বলার জায়গা policy-র param_dtype",
     "D": "policy-তে param_dtype=torch.float32 দাও",
 }
 """অনুশীলনী ০৯.১-এর সম্ভাব্য সমাধান; উত্তর {"line": লাইনের নম্বর (১ থেকে), "fix": এদের একটির key}।"""
@@ -49,8 +50,9 @@ _FIX_HINTS = {
 
 
 def _cast_line(code: str) -> int:
-    """listing-এর যে লাইনে (১ থেকে গোনা) মডেল নিজেই BF16-এ cast হয়।"""
-    return next(i for i, line in enumerate(code.splitlines(), 1) if ".to(torch.bfloat16)" in line)
+    """listing-এর যে লাইনে (১ থেকে গোনা) মডেলের ওজন নিজেই BF16 হয়ে যায়: policy-র বাইরে BF16-এর প্রথম উল্লেখ।"""
+    return next(i for i, line in enumerate(code.splitlines(), 1)
+                if "bfloat16" in line and "MixedPrecisionPolicy" not in line)
 
 
 def check_cast_first_bug(answer) -> Verdict:
@@ -64,18 +66,23 @@ def check_cast_first_bug(answer) -> Verdict:
         return say(False, f"line হবে লাইনের নম্বর, একটি পূর্ণসংখ্যা (an integer); পেয়েছি {values['line']!r}।", form=True)
     if fix not in CAST_FIRST_FIXES:
         return say(False, f"fix হবে {', '.join(CAST_FIRST_FIXES)}-এর একটি; পেয়েছি {values['fix']!r}।", form=True)
-    hints = {"line": "line: কোন লাইন fully_shard-এর আগেই ওজনের dtype বদলে দেয়? policy-র cast শুধু forward/backward-এর "
-                     "সময়ের জন্য; ওজন চিরকালের জন্য বদলায় কোথায়?",
+    lines = len(CAST_FIRST_CODE.splitlines())
+    if not 1 <= line <= lines:
+        return say(False, f"line হবে 1 থেকে {lines}-এর একটি (listing-এ {lines}টি লাইন); পেয়েছি {int(line)}।", form=True)
+    hints = {"line": "line: model-এর ওজন তৈরির মুহূর্তে কোন dtype-এ জন্মায়? policy-র cast শুধু forward/backward-এর "
+                     "সময়ের জন্য; ওজন চিরকালের জন্য BF16 হয় কোথায়, fully_shard-এর আগেই?",
              "fix": f"fix: {_FIX_HINTS.get(fix, '')}"}
     return check_fields({"line": int(line), "fix": fix}, {"line": _cast_line(CAST_FIRST_CODE), "fix": _CAST_FIRST_FIX},
                         hints, right="fully_shard ওজনকে যে dtype-এ পায় সেই dtype-এই shard করে রাখে, আর optimizer ধাপ "
-                        "নেয় ওই shard-এ। আগে BF16-এ cast করলে FP32-এর master ওজন আর থাকে না: ছোট update BF16-এ "
+                        "নেয় ওই shard-এ। ওজন BF16-এ জন্মালে (default dtype, .to(), .bfloat16() — যেভাবেই) FP32-এর "
+                        "মূল ওজন আর থাকে না: ছোট update BF16-এ "
                         "হারিয়ে যায় (পাঠ ০১-এর bug)। policy-র param_dtype শুধু all-gather আর হিসাবের dtype।")
 
 
-RANK_BYTES_QUESTION = {"num_params": 124_439_808, "world": 8, "model_dtype": "fp32"}
+RANK_BYTES_QUESTION = {"num_params": 124_439_808, "world": 8, "model_dtype": "fp32", "param_dtype": "bf16",
+                       "reduce_dtype": "bf16"}
 """অনুশীলনী ০৯.২: Ψ = num_params ওজনের মডেল (model_dtype-এ বানানো), N = world rank-এ fully_shard,
-MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32), AdamW। প্রতি rank-এ বাইট কত?"""
+MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=bf16) — তারে সব BF16 — আর AdamW। প্রতি rank-এ বাইট কত?"""
 
 
 def _rank_question(question) -> tuple[int, int, int]:
@@ -88,6 +95,20 @@ def _rank_question(question) -> tuple[int, int, int]:
     return psi, world, precision.dtype_of(question.get("model_dtype", "fp32")).itemsize
 
 
+def _scale_slip(values: dict, truth: dict, world: int, size: int) -> str | None:
+    """সব ঘরে একই গুণকের ভুল (N দিয়ে ভাগ ভোলা, বাইটের বদলে সংখ্যা, GiB/GB-এ লেখা) হলে সেই ইঙ্গিত, নইলে None।"""
+    ratios = [float(values[k]) / truth[k] for k in truth if truth[k]]
+    def near(r, target):
+        return all(abs(x / target - 1) < 0.01 for x in r)
+    if near(ratios, world):
+        return f"তিনটিই ঠিক {world} গুণ বড়: এটা পুরো মডেলের হিসাব। প্রতি rank রাখে শুধু নিজের shard, Ψ/N ওজনের।"
+    if near(ratios, 1 / size):
+        return "তিনটিই বাইট নয়, উপাদানের সংখ্যা মনে হচ্ছে: প্রতিটি উপাদান কত বাইটের, dtype দেখে গুণ করো।"
+    if near(ratios, 1 / 2 ** 30) or near(ratios, 1e-9):
+        return "উত্তর বাইটে দাও (GiB বা GB নয়)।"
+    return None
+
+
 def check_rank_bytes(answer, question: dict | None = None) -> Verdict:
     """অনুশীলনী ০৯.২ (চালানোর আগে পূর্বাভাস): প্রতি rank-এ sharded ওজন, backward-এর পরে তাদের gradient, আর AdamW-এর
     state — বাইটে; উত্তর {"params": …, "grads": …, "optim": …}, ১%-এর মধ্যে মিললেই হবে। question না দিলে
@@ -98,20 +119,25 @@ def check_rank_bytes(answer, question: dict | None = None) -> Verdict:
         return early
     shard = psi / world                                   # FSDP2 প্রতিটি ওজন dim 0-তে N ভাগ করে (শেষে pad)
     truth = {"params": size * shard, "grads": size * shard, "optim": 2 * size * shard}
+    off = _scale_slip(values, truth, world, size)
+    if off:
+        return say(False, off)
     hints = {"params": "params: sharded ওজন কোন dtype-এ থাকে — policy-র param_dtype, না মডেল যে dtype-এ বানানো? "
                        "param_dtype কখন কাজে লাগে?",
-             "grads": "grads: reduce-scatter-এর ফল শেষে কোন dtype-এ cast হয়ে sharded gradient হয়? (reduce_dtype "
-                      "শুধু যোগের সময়ের)",
+             "grads": "grads: reduce_dtype শুধু যোগের সময়ের (তারের) dtype। যোগ শেষে FSDP2 ফলটা কার dtype-এ বদলে "
+                      "sharded gradient বানায় — shard-করা ওজনের, না reduce_dtype-এর?",
              "optim": "optim: AdamW প্রতিটি ওজনের জন্য কয়টি tensor রাখে, আর কোন dtype-এ (ওজনের, না gradient-এর)?"}
     return check_fields(values, truth, hints, rel_tol=0.01,
-                        right="FSDP2 ওজন shard করে রাখে মডেল যে dtype-এ বানানো তাতেই (সাধারণত FP32) — সেটাই master ওজন; "
-                        "BF16 কপি তৈরি হয় শুধু all-gather-এর সময়, আর ফেলে দেওয়া হয়। gradient reduce-scatter-এর পরে "
-                        "ওজনের dtype-এ ফেরে, AdamW-এর দুটি moment-ও তাই।")
+                        right="FSDP2 ওজন shard করে রাখে মডেল যে dtype-এ বানানো তাতেই (সাধারণত FP32) — সেটাই মূল ওজন; "
+                        "BF16 কপি তৈরি হয় শুধু all-gather-এর সময়, আর ফেলে দেওয়া হয়। gradient BF16-এ যোগ হলেও যোগের পরে "
+                        "shard-করা ওজনের dtype-এ ফেরে, AdamW-এর দুটি moment-ও তাই: reduce_dtype বাঁচায় তারের বাইট, "
+                        "মেমরি নয়।")
 
 
-REDUCE_DTYPE_QUESTIONS = ({"world": 8, "tolerance": 1e-2}, {"world": 1024, "tolerance": 1e-2},
+REDUCE_DTYPE_QUESTIONS = ({"world": 32, "tolerance": 1e-2}, {"world": 256, "tolerance": 1e-2},
                           {"world": 1024, "tolerance": 1e-3})
-"""অনুশীলনী ০৯.৩: W rank-এ গড় gradient-এর আপেক্ষিক ত্রুটি tolerance-এর মধ্যে রেখে wire-এ সবচেয়ে সস্তা scheme।"""
+"""অনুশীলনী ০৯.৩: W rank-এ গড় gradient-এর আপেক্ষিক ত্রুটি সহনসীমার (tolerance) মধ্যে রেখে সবচেয়ে সস্তা scheme
+(আগে তারের বাইট, তারপর সাধারণ ring, তারপর বাড়তি ভাগ ছাড়া — comm_precision.scheme_cost)।"""
 
 
 def _truth_sweep(world: int, sweep):
@@ -122,9 +148,9 @@ def _truth_sweep(world: int, sweep):
 
 
 def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
-    """অনুশীলনী ০৯.৩ (সহনশীলতায় বাছাই): comm_precision.SCHEMES-এর কোন scheme W rank-এ ত্রুটি tolerance-এর মধ্যে
-    রাখে আর wire-এ সবচেয়ে সস্তা (প্রথমে বাইট, তারপর FP32-এ যোগ কম)। sweep: নোটবুকের error_sweep()-এর ফল (না দিলে
-    যাচাই নিজেই মাপে)।"""
+    """অনুশীলনী ০৯.৩ (সহনসীমায় বাছাই): comm_precision.SCHEMES-এর কোন scheme W rank-এ ত্রুটি tolerance-এর মধ্যে
+    রাখে আর সবচেয়ে সস্তা: আগে তারের বাইট কম, তারপর সাধারণ ring (FP32-এ যোগের আলাদা ব্যবস্থা লাগে না), তারপর বাড়তি
+    ভাগ ছাড়া (comm_precision.scheme_cost-এর ক্রম)। sweep: নোটবুকের error_sweep()-এর ফল (না দিলে যাচাই নিজেই মাপে)।"""
     if is_blank(answer):
         return blank_verdict()
     w = positive_int(world, "world")                  # argument-গুলো বদলাই না: পরীক্ষার ধারা সেগুলোই জমা রাখে
@@ -136,11 +162,11 @@ def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
         return say(False, f"উত্তর হবে {', '.join(ref['errors'])}-এর একটি নাম; পেয়েছি {answer!r}।", form=True)
     truth = comm_precision.smallest_safe_dtype(w, tolerance, ref)
     if key == truth:
-        return say(True, f"W = {w}-এ এটাই সহনশীলতার মধ্যে থাকা সবচেয়ে সস্তা scheme: wire-এ এর চেয়ে কম বাইটের বা "
+        return say(True, f"W = {w}-এ এটাই সহনসীমার মধ্যে থাকা সবচেয়ে সস্তা scheme: তারে এর চেয়ে কম বাইটের বা "
                          "সমান বাইটে কম খরচের কোনোটি ত্রুটি সামলাতে পারে না।")
     i = ref["worlds"].index(w)
     if ref["errors"][key][i] > tolerance:
-        return say(False, f"চিত্রে W = {w}-এ এই scheme-এর রেখা দেখো: ত্রুটি সহনশীলতার রেখার ওপরে। কোন কোন রেখা "
-                          "নিচে থাকে?")
-    return say(False, f"W = {w}-এ এটা সহনশীলতার মধ্যে, কিন্তু আরও সস্তা কোনো scheme-ও কি মধ্যে থাকে? আগে wire-এর "
-                      "উপাদানপ্রতি বাইট তুলনা করো, সমান হলে যেটা FP32-এ যোগ করে না বা বাড়তি ভাগ লাগে না।")
+        return say(False, f"চিত্রে W = {w}-এ এই scheme-এর রেখা দেখো: ত্রুটি তোমার সহনসীমার ({tolerance:g}) ওপরে। "
+                          "কোন কোন রেখা তার নিচে থাকে?")
+    return say(False, f"W = {w}-এ এটা সহনসীমার মধ্যে, কিন্তু আরও সস্তা কোনো scheme-ও কি মধ্যে থাকে? ক্রমটা: আগে "
+                      "তারে উপাদানপ্রতি বাইট; সমান হলে সাধারণ ring (direct নয়); তাও সমান হলে বাড়তি ভাগ ছাড়া।")
