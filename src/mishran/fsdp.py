@@ -328,8 +328,8 @@ def run(policies=tuple(POLICIES), world: int = 2, steps: int = 3, micro: int = 4
     আর micro-batch-এর গড়); max_abs_diff_vs_fp32_single (steps-এর পরে পুরো ওজন বনাম এক process-এর FP32);
     unchanged_fraction (PROBE_LR-এর বাড়তি step ওজনের কত ভাগ একটুও বদলায়নি)। "real_reduce": দুই (বা world টি) আসল
     process-এর gloo allreduce, BF16 আর FP32-এ, comm_precision-এর ring অনুকরণের সঙ্গে বিটে বিটে মেলে কি না আর তার
-    ত্রুটি। process চালানো, বন্ধ করা আর একবার আবার
-    চেষ্টা mishran.processes.run_workers-এর; "attempts" বলে কয়বার লাগল।
+    ত্রুটি। process চালানো, বন্ধ করা আর একবার আবার চেষ্টা mishran.processes.run_workers-এর; "attempts" বলে কয়বার
+    লাগল।
     """
     policies, world, sizes, lr = _check(policies, world, steps, micro, accum, lr)
     return run_workers(_work, world, (policies, sizes, lr))
