@@ -352,18 +352,18 @@ def _guard(log_path, strict):
         undo()
 
 
-def _run_without_spawning(*args):
-    """ddp_demo.run's own checks, with the two worker processes replaced by a refusal (each real run takes seconds
-    and two processes): every odd value must be refused before a process would start."""
+def _run_without_spawning(module, *args):
+    """module.run's own checks (ddp_demo, fsdp), with its worker processes replaced by a refusal (each real run takes
+    seconds and several processes; their own tests run it): every odd value must be refused before a process starts."""
     def no_workers(work, world, args=()):
         raise _Spawned()
-    original, ddp_demo.run_workers = ddp_demo.run_workers, no_workers
+    original, module.run_workers = module.run_workers, no_workers
     try:
-        ddp_demo.run(*args)
+        module.run(*args)
     except _Spawned:
         pass
     finally:
-        ddp_demo.run_workers = original
+        module.run_workers = original
 
 
 class _Spawned(Exception):
@@ -445,7 +445,7 @@ OWN_CALLS = [
     ("ddp_demo.token_masks", ddp_demo.token_masks, (2, 2, 2, 2)),
     ("ddp_demo.train_single", ddp_demo.train_single, (2, 2, 2, 2)),
     ("ddp_demo.single_gradients", ddp_demo.single_gradients, (2, 2, 2, 2)),
-    ("ddp_demo.run", _run_without_spawning, (2, 2, 2, 2)),
+    ("ddp_demo.run", functools.partial(_run_without_spawning, ddp_demo), (2, 2, 2, 2)),
     # plots (lessons 00-02) and figures (lessons 03-08)
     ("plots.setup_bengali", plots.setup_bengali, (13,)),
     ("plots.scale_log2", plots.scale_log2, (2.0 ** 10,)),
@@ -557,19 +557,6 @@ def _ds_train_checks(**kwargs):
         pass
     finally:
         ds_train._start = original
-
-
-def _fsdp_run_without_spawning(*args):
-    """fsdp.run's own checks, with the worker processes replaced by a refusal (tests/test_fsdp.py runs it for real)."""
-    def no_workers(work, world, args=()):
-        raise _Spawned()
-    original, fsdp.run_workers = fsdp.run_workers, no_workers
-    try:
-        fsdp.run(*args)
-    except _Spawned:
-        pass
-    finally:
-        fsdp.run_workers = original
 
 
 def _shard_without_group(*args):
@@ -733,9 +720,10 @@ OWN_CALLS += [
     ("comm_precision.wire_table", comm_precision.wire_table, (1000, 8)),
     ("figures.comm_error_figure", figures.comm_error_figure, (COMM_SWEEP, 1e-2, None)),
     ("fsdp.mp_policy", fsdp.mp_policy, ("bf16",)),
+    ("fsdp.model_state_bytes", fsdp.model_state_bytes, (LINEAR, LINEAR_OPT)),
     ("fsdp.shard_model", _shard_without_group, (Fresh(_tiny_gpt), "bf16", True, None)),
     ("fsdp.gradient_sync", fsdp.gradient_sync, (_Syncable(),)),
-    ("fsdp.run", _fsdp_run_without_spawning, (("bf16",), 2, 2, 2, 2, 1e-3)),
+    ("fsdp.run", functools.partial(_run_without_spawning, fsdp), (("bf16",), 2, 2, 2, 2, 1e-3)),
     ("processes.run_workers", _refused_workers, (len, 2, ())),
     # precision, formats, util
     ("precision.needs_loss_scaling", precision.needs_loss_scaling, ("fp16",)),

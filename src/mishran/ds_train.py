@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 import torch
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.tensor import DTensor
 
 from mishran import ds, ds_config
 from mishran.data import CharDataset
-from mishran.fsdp import gradient_sync, shard_model
+from mishran.fsdp import gradient_sync, model_state_bytes, shard_model
 from mishran.literature import BatchStream
 from mishran.models import GPTConfig, TinyGPT
 from mishran.precision import NAMES as PRECISION_NAMES
@@ -40,7 +39,7 @@ from mishran.precision import autocast, grad_scaler
 from mishran.precision import check as check_precision
 from mishran.precision import resolve as resolve_precision
 from mishran.train import amp_step
-from mishran.util import as_bool, as_seed, finite_float, package_version, unique_tensor_bytes
+from mishran.util import as_bool, as_seed, finite_float, package_version
 
 __all__ = ["SIZES", "ENGINES", "HELDOUT", "parse_args", "run", "main"]
 
@@ -188,7 +187,7 @@ def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
         return [(x.to(device, non_blocking=True), y.to(device, non_blocking=True)) for x, y in next_batches()]
 
     losses, elapsed = _train_steps(step, on_device, plan)
-    per_rank = _rank_memory(device, _fsdp2_state_bytes(model, optimizer))
+    per_rank = _rank_memory(device, model_state_bytes(model, optimizer))
     heldout = _heldout_loss(model, plan)
     config = {"policy": plan.precision, "reshard_after_forward": True, "optimizer": "torch.optim.AdamW",
               "lr": plan.lr, **{k: list(v) if isinstance(v, tuple) else v for k, v in ds_config.ADAMW.items()},
@@ -318,21 +317,6 @@ def _heldout_loss(model, plan: _Plan) -> float:
     model.train()
     torch.distributed.all_reduce(total)
     return total.item() / (HELDOUT["batches"] * plan.world)
-
-
-def _fsdp2_state_bytes(model, optimizer) -> dict:
-    """FSDP2-এ এই rank-এর model state, mishran.ds.model_state_bytes-এর খাতেই: shard-করা ওজন (FP32 মডেলে সেটাই
-    master, তাই master_weights 0), AdamW-এর exp_avg আর exp_avg_sq-এর ভাগ, এই মুহূর্তের gradient।"""
-    def local(t):
-        return t.to_local() if isinstance(t, DTensor) else t
-
-    params = list(model.parameters())
-    states = [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
-    out = {"params": unique_tensor_bytes(local(p) for p in params), "master_weights": 0,
-           "optimizer_states": unique_tensor_bytes(local(v) for v in states),
-           "grads": unique_tensor_bytes(local(p.grad) for p in params if p.grad is not None)}
-    out["total"] = sum(out.values())
-    return out
 
 
 def _rank_memory(device: torch.device, state_bytes: dict) -> list[dict]:

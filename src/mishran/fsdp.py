@@ -38,10 +38,10 @@ from .literature import BatchStream
 from .models import GPTConfig, TinyGPT
 from .processes import run_workers
 from .train import amp_step
-from .util import as_bool, finite_float, positive_int
+from .util import as_bool, finite_float, positive_int, unique_tensor_bytes
 
 __all__ = ["POLICIES", "MODEL", "PROBE_LR", "REAL_REDUCE_N", "mp_policy", "shard_model", "gradient_sync", "run", "main",
-           "recorded_h200"]
+           "recorded_h200", "model_state_bytes"]
 
 POLICIES = {
     "fp32": "কোনো MixedPrecisionPolicy নেই: ওজন, হিসাব, gradient আর reduce সবই FP32 (মাপকাঠি)",
@@ -152,6 +152,19 @@ def _optim_tensors(optimizer) -> list:
     """AdamW-এর exp_avg আর exp_avg_sq (0-মাত্রার `step` বাদ)।"""
     return [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
 
+
+def model_state_bytes(model, optimizer) -> dict:
+    """FSDP2-এ এই rank-এর model state, mishran.ds.model_state_bytes-এর খাতেই (পাঠ ০৯): shard-করা ওজন (FP32 মডেলে
+    সেটাই মূল ওজন, তাই master_weights 0), AdamW-এর exp_avg আর exp_avg_sq-এর ভাগ, এই মুহূর্তের gradient।"""
+    if not isinstance(model, torch.nn.Module) or not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"model হবে nn.Module আর optimizer একটি torch optimizer (model must be a module, optimizer an "
+                        f"optimizer); পেয়েছি {type(model).__name__}, {type(optimizer).__name__}")
+    params = list(model.parameters())
+    out = {"params": unique_tensor_bytes(_local(p) for p in params), "master_weights": 0,
+           "optimizer_states": unique_tensor_bytes(_local(v) for v in _optim_tensors(optimizer)),
+           "grads": unique_tensor_bytes(_local(p.grad) for p in params if p.grad is not None)}
+    out["total"] = sum(out.values())
+    return out
 
 def _probe(model, optimizer) -> tuple[dict, list]:
     """dtype দেখার hook: block 0-এর একটি Linear যে ওজনে হিসাব করে, block 0-এর output, logits, step-এর আগে gradient।"""
