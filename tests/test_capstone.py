@@ -2,10 +2,7 @@
 process-এ হুবহু resume)। সংকলন দুটি নিজেরা (provenance, markup, প্রতিলিপি, খণ্ড ধরে ভাগ): tests/test_literature.py।"""
 import json
 import math
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -77,19 +74,16 @@ def test_vocabulary_share_counts_words():
     assert got == {"words": 4, "known": 3, "share": 0.75}
 
 
-def test_resume_in_a_fresh_process_is_exact(tmp_path):
+def test_resume_in_a_fresh_process_is_exact(tmp_path, launch_module):
     # with a learning-rate warm-up and cosine decay: the rate is a function of the step, so nothing else is saved
     common = ["--cpu", "--size", "tiny", "--precision", "fp32", "--micro-batch", "4", "--accumulation-steps", "2",
               "--steps", "8", "--eval-every", "4", "--eval-chars", "2000", "--dropout", "0.1", "--warmup", "0",
               "--lr-warmup", "3", "--lr-decay"]
     ckpt = tmp_path / "ckpt.pt"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
     def launch(*extra):
         out = tmp_path / f"r{len(list(tmp_path.iterdir()))}.json"
-        subprocess.run([sys.executable, "-m", "mishran.capstone", *common, *extra, "--out", str(out)],
-                       check=True, env=env, cwd=tmp_path, capture_output=True, timeout=300)
-        return json.loads(out.read_text(encoding="utf-8"))
+        return launch_module("mishran.capstone", [*common, *extra], out, cwd=tmp_path, timeout=300)
 
     full = launch("--checkpoint", str(ckpt), "--save-at", "4")
     resumed = launch("--resume", str(ckpt))
@@ -215,6 +209,51 @@ def test_the_run_returns_the_best_heldout_model_not_the_last(forty):
     # measured again, independently, on the model the run handed back: it is the best one's weights
     assert metrics.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == report["heldout_bpc"]
     assert all(c["train_bpc"] > 0 for c in report["curve"])
+
+
+# ---------------------------------------------------------------- the DeepSpeed path under ZeRO-3
+
+# The "gpu" size: its larger weights (384 × 1536) are over DeepSpeed's stage3_param_persistence_threshold (1e5
+# elements), so ZeRO-3 really splits them across ranks (the tiny model's weights would all stay whole on every rank).
+# lr 0.05 overshoots, as above: the best evaluation is not the last one.
+ZERO3_ARGS = dict(size="gpu", zero_stage=3, accumulation_steps=1, steps=3, eval_every=1, eval_chars=256,
+                  sample_tokens=5, lr=0.05, warmup=0)
+
+
+@pytest.fixture(scope="module")
+def zero3_one_rank():
+    pytest.importorskip("deepspeed")
+    data = literature.LiteratureData()
+    report, model = capstone.run(capstone.CapstoneConfig(micro_batch=2, device="cpu", **ZERO3_ARGS), data=data,
+                                 return_model=True)
+    return report, model, data
+
+
+def test_zero3_hands_back_the_best_weights_whole(zero3_one_rank):
+    report, model, data = zero3_one_rank
+    bpcs = [c["bpc"] for c in report["curve"]]
+    assert report["zero_stage"] == 3 and report["best_step"] != 3 and report["heldout_bpc"] == min(bpcs) < bpcs[-1]
+    # a plain model that no engine holds (a ZeRO-3 module's weights carry DeepSpeed's ds_id), every weight whole
+    assert type(model) is TinyGPT and not any(hasattr(p, "ds_id") for p in model.parameters())
+    assert model.num_parameters() == report["num_params"] > 10_000_000
+    again = metrics.heldout_bpc(model, data.val_data, model.config.block_size, "cpu", "fp32", max_chars=256)
+    assert again == pytest.approx(report["heldout_bpc"], rel=1e-6)        # the best step's weights, measured again
+
+
+def test_zero3_on_two_ranks_evaluates_on_both_and_agrees_with_one(tmp_path, zero3_one_rank, launch_module):
+    # before every rank took part in the evaluation, rank 0's forward waited for rank 1's shards forever
+    args = ["--cpu", "--micro-batch", "1"]
+    for key, value in ZERO3_ARGS.items():
+        args += [f"--{key.replace('_', '-')}", value]
+    r = launch_module("mishran.capstone", args, tmp_path / "z3_n2.json", ranks=2, timeout=180)
+    one = zero3_one_rank[0]
+    assert (r["world_size"], r["zero_stage"], r["global_batch"]) == (2, 3, one["global_batch"])
+    # the first loss comes before any update: the same weights and the same two samples, one on each rank (after that,
+    # lr 0.05 amplifies BF16's different summing order, and the runs part)
+    assert r["losses"][0] == pytest.approx(one["losses"][0], rel=1e-3)
+    assert [c["step"] for c in r["curve"]] == [1, 2, 3]
+    assert r["heldout_bpc"] == min(c["bpc"] for c in r["curve"]) and r["best_step"] is not None
+    assert r["flops_per_token"] == one["flops_per_token"] and len(r["sample"]["text"]) == 5
 
 
 def test_patience_stops_the_run_after_that_many_evaluations_without_a_new_best(forty):

@@ -6,11 +6,8 @@ On a GPU machine the same tests run on the GPU (DeepSpeed picks the accelerator 
 comparisons that could meet GPU atomics use the math attention kernel and a tolerance.
 """
 import copy
-import json
 import math
 import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -546,19 +543,11 @@ def test_ds_train_offers_every_precision_name():
 
 # ---------------------------------------------------------------- the multi-GPU script, as a CPU smoke test
 
-def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path):
-    out = tmp_path / "result.json"
+def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path, launch_module):
     ext = tmp_path / "torch_extensions"
     ext.mkdir()
-    # keep any PYTHONPATH already there (e.g. a GPU machine's package folder) and put src/ first
-    pythonpath = os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(ext), "PYTHONPATH": pythonpath}
-    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
-        env.pop(k, None)
-    proc = subprocess.run([sys.executable, "-m", "mishran.ds_train", "--cpu", "--steps", "3", "--zero-stage", "1",
-                           "--out", str(out)], capture_output=True, text=True, env=env, timeout=240)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    result = json.loads(out.read_text(encoding="utf-8"))
+    result = launch_module("mishran.ds_train", ["--cpu", "--steps", "3", "--zero-stage", "1"], tmp_path / "result.json",
+                           extra_env={"TORCH_EXTENSIONS_DIR": str(ext)})
     assert result["world_size"] == 1 and result["zero_stage"] == 1 and result["precision"] == "bf16"
     assert "bf16" in result["config"] and "fp16" not in result["config"]
     assert len(result["losses"]) == 3 and all(math.isfinite(v) for v in result["losses"])
@@ -585,33 +574,20 @@ def test_a_changed_deepspeed_internal_gives_a_clear_error_not_an_attribute_error
 
 # ---------------------------------------------------------------- lesson 09: ZeRO-3 and FSDP2, one process and torchrun
 
-def _launch_ds_train(folder, *args, ranks=1):
-    """`python -m mishran.ds_train --cpu --steps 2 ...` (ranks=1) or the same under torchrun with `ranks` processes;
-    returns rank 0's JSON. Each process keeps to one thread, as on a 2-core machine; gloo talks over loopback."""
+def _launch_ds_train(launch, folder, *args, ranks=1):
+    """`python -m mishran.ds_train --cpu --steps 2 ...`, one process or `ranks` under torchrun; rank 0's JSON."""
     out = folder / f"{'_'.join(a.strip('-') for a in args) or 'default'}_n{ranks}.json"
-    pythonpath = os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "PYTHONPATH": pythonpath, "OMP_NUM_THREADS": "1"}
-    if sys.platform.startswith("linux"):
-        env.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
-        env.pop(k, None)
-    # torchrun's own module; --standalone picks a free rendezvous port itself
-    launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(ranks)] \
-        if ranks > 1 else [sys.executable]
-    proc = subprocess.run([*launcher, "-m", "mishran.ds_train", "--cpu", "--steps", "2", *args, "--out", str(out)],
-                          capture_output=True, text=True, env=env, timeout=240)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    return json.loads(out.read_text(encoding="utf-8"))
+    return launch("mishran.ds_train", ["--cpu", "--steps", "2", *args], out, ranks=ranks)
 
 
 @pytest.fixture(scope="module")
-def zero3_one(tmp_path_factory):
-    return _launch_ds_train(tmp_path_factory.mktemp("ds09"), "--zero-stage", "3")
+def zero3_one(tmp_path_factory, launch_module):
+    return _launch_ds_train(launch_module, tmp_path_factory.mktemp("ds09"), "--zero-stage", "3")
 
 
 @pytest.fixture(scope="module")
-def fsdp2_one(tmp_path_factory):
-    return _launch_ds_train(tmp_path_factory.mktemp("ds09"), "--engine", "fsdp2")
+def fsdp2_one(tmp_path_factory, launch_module):
+    return _launch_ds_train(launch_module, tmp_path_factory.mktemp("ds09"), "--engine", "fsdp2")
 
 
 def _finite_run(result, steps=2):
@@ -650,8 +626,8 @@ def test_ds_train_runs_fsdp2_in_one_process_like_deepspeed(fsdp2_one, zero3_one)
     assert r["config"]["optimizer"] == "torch.optim.AdamW" and r["loss_scales"] == []
 
 
-def test_ds_train_fsdp2_under_torchrun_agrees_with_one_process(tmp_path, fsdp2_one):
-    r = _launch_ds_train(tmp_path, "--engine", "fsdp2", ranks=2)
+def test_ds_train_fsdp2_under_torchrun_agrees_with_one_process(tmp_path, fsdp2_one, launch_module):
+    r = _launch_ds_train(launch_module, tmp_path, "--engine", "fsdp2", ranks=2)
     assert r["world_size"] == 2 and r["engine"] == "fsdp2" and r["global_batch"] == fsdp2_one["global_batch"]
     assert r["accumulation_steps"] * 2 == fsdp2_one["accumulation_steps"]
     assert r["losses"] == pytest.approx(fsdp2_one["losses"], rel=1e-4)          # the same samples, summed in
@@ -663,8 +639,8 @@ def test_ds_train_fsdp2_under_torchrun_agrees_with_one_process(tmp_path, fsdp2_o
 
 @pytest.mark.skipif(os.environ.get("MISHRAN_DS_ZERO3_TORCHRUN") != "1",
                     reason="opt-in (about 14 s on a 2-core CPU): MISHRAN_DS_ZERO3_TORCHRUN=1")
-def test_ds_train_zero3_under_torchrun_agrees_with_one_process(tmp_path, zero3_one):
-    r = _launch_ds_train(tmp_path, "--zero-stage", "3", ranks=2)
+def test_ds_train_zero3_under_torchrun_agrees_with_one_process(tmp_path, zero3_one, launch_module):
+    r = _launch_ds_train(launch_module, tmp_path, "--zero-stage", "3", ranks=2)
     assert r["world_size"] == 2 and r["zero_stage"] == 3
     assert r["losses"] == pytest.approx(zero3_one["losses"], rel=1e-4)
     assert r["heldout_loss"] == pytest.approx(zero3_one["heldout_loss"], rel=1e-4)

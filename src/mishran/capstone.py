@@ -320,10 +320,18 @@ def _best_report(best: BestCheckpoint) -> dict:
 def _evaluate(model, data, config, precision, device, step, curve, best) -> None:
     """held-out bpc আর train-এর সমান মাপের একটি টুকরোর bpc (একই নিয়মে, dropout বন্ধ): overfitting দেখা যায় দুইয়ের
     ফাঁকে। সেরা held-out হলে best-এ ওজনের কপি।"""
+    _record(model, step, *_measure(model, data, config, precision, device), curve, best)
+
+
+def _measure(model, data, config, precision, device) -> tuple[float, float]:
+    """(held-out bpc, train-এর সমান মাপের টুকরোর bpc)।"""
     block = model.config.block_size
     held = heldout_bpc(model, data.val_data, block, device, precision, max_chars=config.eval_chars)
-    train_part = data.train_data[:_eval_len(config, data)]
-    curve.append({"step": step, "bpc": held, "train_bpc": heldout_bpc(model, train_part, block, device, precision)})
+    return held, heldout_bpc(model, data.train_data[:_eval_len(config, data)], block, device, precision)
+
+
+def _record(model, step, held, train_bpc, curve, best) -> None:
+    curve.append({"step": step, "bpc": held, "train_bpc": train_bpc})
     best.update(model, step, held)
 
 
@@ -348,7 +356,6 @@ def _run_deepspeed(model, data, config, precision, device, out):
                backend=info["backend"],
                global_batch=stream.global_batch, start_step=0, losses=[], step_times=[], curve=[])
     module, best = engine.module, BestCheckpoint(config.patience)
-    stop = torch.zeros((), device=device)          # rank 0 ঠিক করে থামবে কি না, সবাই একসঙ্গে থামে
     lr_at = lr_schedule(config) if config.lr_warmup or config.lr_decay else None
     for step in range(config.steps):
         for group in engine.optimizer.param_groups if lr_at else ():     # DeepSpeed's wrapper shows the inner groups
@@ -363,24 +370,43 @@ def _run_deepspeed(model, data, config, precision, device, out):
         out["step_times"].append(time.perf_counter() - t0)
         done = step + 1
         if done % config.eval_every == 0 or done == config.steps:
-            if rank == 0:   # ওজন নিজেই bf16/fp16 হলে হিসাবও তাতেই ("fp32" = autocast বন্ধ)
-                _evaluate(module, data, config, "fp32", device, done, out["curve"], best)
-                stop.fill_(float(best.stop))
-            torch.distributed.broadcast(stop, src=0)       # বাকিরা rank 0-এর মূল্যায়নের জন্য অপেক্ষা করে
-            if stop.item():
+            _evaluate_together(engine, data, config, device, done, out["curve"], best)
+            if best.stop:                    # সব rank-এর best একই সংখ্যা দেখেছে, তাই সবাই একসঙ্গে থামে
                 break
-        else:
-            torch.distributed.barrier()
     out["loss_scales"] = [s for s in scale_log.scales if s is not None]
     out["skipped_steps"] = scale_log.skipped_steps
     out["ds_config"] = ds_config
-    out.update(_best_report(best), stopped_early=bool(stop.item()))
+    out.update(_best_report(best), stopped_early=best.stop)
     scale_log.close()
-    if rank != 0:
-        ds.release(engine)
-        return None
-    best.restore(module)
-    return module
+    trained = _plain_copy(module, best.weights) if rank == 0 else None
+    ds.release(engine)
+    return trained
+
+
+def _evaluate_together(engine, data, config, device, step, curve, best) -> None:
+    """DeepSpeed-এর পথে মূল্যায়ন: সব rank একসঙ্গে, rank 0-এর সংখ্যায়।
+
+    ZeRO-3-এ প্রতিটি rank-এর কাছে প্রতিটি ওজনের একটি টুকরো মাত্র; forward-এর সময় প্রতিটি স্তর সব rank থেকে নিজের
+    ওজন জোড়া লাগায় (all-gather), তাই একা rank 0 forward চালালে বাকিদের অপেক্ষায় চিরকাল আটকে থাকে। সেরা ওজনের কপিও
+    নেওয়া হয় পুরো ওজন জোড়া লাগিয়ে (GatheredParameters)। stage 0–2-তে সবার কাছে পুরো ওজন, নিয়ম একই।
+    ওজন নিজেই bf16/fp16, তাই হিসাবও তাতে ("fp32" = autocast বন্ধ)।
+    """
+    import deepspeed
+
+    module = engine.module
+    numbers_ = torch.tensor(_measure(module, data, config, "fp32", device), dtype=torch.float64, device=device)
+    torch.distributed.broadcast(numbers_, src=0)       # best আর early stopping সব rank-এ একই সংখ্যা থেকে
+    with deepspeed.zero.GatheredParameters(list(module.parameters()), enabled=engine.zero_optimization_stage() == 3):
+        _record(module, step, *numbers_.tolist(), curve, best)
+
+
+def _plain_copy(module, weights) -> TinyGPT:
+    """engine ছাড়া একটি সাধারণ TinyGPT, engine-এর dtype-এ, সেরা মূল্যায়নের ওজনে: নমুনা আর FLOP-এর হিসাব এতে চলে
+    (ZeRO-3-এর engine.module-এর ওজন টুকরো করা, একা rank 0 তা চালাতে পারে না)।"""
+    dtype = next(module.parameters()).dtype
+    plain = TinyGPT(module.config).to(device=next(module.parameters()).device, dtype=dtype)
+    plain.load_state_dict(weights)
+    return plain
 
 
 # ---------------------------------------------------------------- launcher / কমান্ড লাইন
@@ -415,6 +441,7 @@ def parse_args(argv=None):
     p.add_argument("--save-at", type=int, default=None)
     p.add_argument("--resume", default=None, help="এই checkpoint থেকে চালু (নতুন process-এ)")
     p.add_argument("--prompt", default=d.prompt)
+    p.add_argument("--sample-tokens", type=int, default=d.sample_tokens, help="নমুনায় কয়টি অক্ষর")
     p.add_argument("--out", default=None, help="ফলাফলের JSON (rank 0 লেখে)")
     p.add_argument("--local_rank", type=int, default=None, help="DeepSpeed launcher দেয়; env-এর LOCAL_RANK ব্যবহার হয়")
     return p.parse_args(argv)
@@ -436,7 +463,8 @@ def main(argv=None) -> dict | None:
                             seed=args.seed, eval_every=args.eval_every, eval_chars=args.eval_chars,
                             warmup=args.warmup, device="cuda" if on_gpu else "cpu",
                             checkpoint_path=args.checkpoint, save_at=args.save_at, resume_from=args.resume,
-                            prompt=args.prompt, patience=args.patience, compile=args.compile,
+                            prompt=args.prompt, sample_tokens=args.sample_tokens, patience=args.patience,
+                            compile=args.compile,
                             lr_warmup=args.lr_warmup, lr_decay=args.lr_decay)
     result = run(config)
     if result is not None:
