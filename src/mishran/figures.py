@@ -38,7 +38,11 @@ def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
     ax_diff.axhline(0, color="#444444", lw=1)
     ax_diff.set(xlabel="step", ylabel="loss-এর পার্থক্য", title="FP32-এর থেকে কতটা সরে")
     ax.legend()
-    ax_diff.legend(fontsize=11)
+    if ax_diff.get_legend_handles_labels()[0]:
+        ax_diff.legend(fontsize=11)
+    else:                                   # শুধু FP32 চলেছে (যেমন এই যন্ত্রে আর কোনো precision নেই)
+        ax_diff.text(0.5, 0.5, "তুলনার জন্য FP32 আর অন্য\nএকটি precision দুটোই চাই", ha="center", va="center",
+                     transform=ax_diff.transAxes, color="#666666")
     for a in (ax, ax_diff):
         a.grid(alpha=0.3)
     fig.tight_layout()
