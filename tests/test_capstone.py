@@ -236,8 +236,10 @@ def test_zero3_hands_back_the_best_weights_whole(zero3_one_rank):
     # a plain model that no engine holds (a ZeRO-3 module's weights carry DeepSpeed's ds_id), every weight whole
     assert type(model) is TinyGPT and not any(hasattr(p, "ds_id") for p in model.parameters())
     assert model.num_parameters() == report["num_params"] > 10_000_000
+    # the best step's weights, measured again: with torch's own linear now (the run's ZeRO-3 engine evaluated through
+    # DeepSpeed's, which adds the bias apart, so BF16 rounds a little differently); the other steps are 2.4 and 11 away
     again = metrics.heldout_bpc(model, data.val_data, model.config.block_size, "cpu", "fp32", max_chars=256)
-    assert again == pytest.approx(report["heldout_bpc"], rel=1e-6)        # the best step's weights, measured again
+    assert again == pytest.approx(report["heldout_bpc"], rel=1e-3)
 
 
 def test_zero3_on_two_ranks_evaluates_on_both_and_agrees_with_one(tmp_path, zero3_one_rank, launch_module):

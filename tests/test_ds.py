@@ -116,6 +116,21 @@ def test_reinitializing_frees_the_old_engines_optimizer_and_weights(data, stage)
     assert engine.optimizer is None
 
 
+def test_release_puts_torchs_own_linear_back_after_zero3(data):
+    """A ZeRO-3 engine swaps torch.nn.functional.linear for DeepSpeed's own for the whole process; after release the
+    process is torch's again (a later lesson's saved-tensor count read its autograd attributes and failed)."""
+    original = torch.nn.functional.linear
+    cfg = ds_config.config_for_device(micro_batch=4, zero_stage=3, device="cpu")
+    engine = ds.initialize(_gpt(data), cfg)
+    _train(engine, data, torch.Generator().manual_seed(0), 1)
+    assert torch.nn.functional.linear is not original            # DeepSpeed's, while the engine lives
+    ds.release()
+    assert torch.nn.functional.linear is original
+    w = torch.randn(3, 2, requires_grad=True)
+    out = torch.nn.functional.linear(torch.randn(4, 2), w)
+    assert hasattr(out.grad_fn, "_saved_mat2") or hasattr(out.grad_fn, "_saved_self")   # torch's own autograd node
+
+
 def test_stepping_only_at_the_boundary_never_reaches_it(data):
     """exercises.lesson05.BOUNDARY_ONLY_LOOP: engine.step() counts the micro-steps, so call it every time."""
     cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="fp32", device="cpu")
@@ -382,6 +397,47 @@ def test_bf16_micro_gradients_are_summed_in_fp32_by_the_course_config_and_in_bf1
     stage0 = _accumulation(data, cfg0, k)
     assert stage0["optimizer"] == "FP16_UnfusedOptimizer" and stage0["accumulate_dtype"] == torch.bfloat16
     assert stage0["error"] > 1e-3 > 1000 * course["error"]
+
+
+def _torch_autocast_engine_once(data):
+    """What lesson 05 does before its accumulation table: one engine with DeepSpeed's torch_autocast, released."""
+    cfg = ds_config.config_for_device(micro_batch=4, precision="fp32", device="cpu")
+    cfg["torch_autocast"] = {"enabled": True, "dtype": "bfloat16"}
+    ds.release(ds.initialize(_gpt(data), cfg))
+
+
+def test_an_earlier_torch_autocast_engine_makes_deepspeed_reduce_fp16_sums_in_fp16(fp16_on_cpu, data):
+    """DeepSpeed 0.19.8 remembers torch_autocast for the whole process: a later FP16 ZeRO-1 engine built by
+    deepspeed.initialize itself reduces in the weights' FP16 although its config says FP32 (one FP16 rounding of the
+    FP32 sum, ~2e-4); through ds.initialize, which forgets it first, the sum stays in FP32's own rounding."""
+    import deepspeed
+
+    from mishran import ds_numerics
+    k = 4
+    cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=k, capability=(7, 5),
+                                      fp16_options={"initial_scale_power": 8})
+    assert cfg["communication_data_type"] == "fp32" and cfg["data_types"]["grad_accum_dtype"] == "fp32"
+
+    def measured(engine):
+        g = torch.Generator().manual_seed(0)
+        batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(k)]
+        return ds_numerics.accumulation_error(engine, batches)["error"]
+
+    _torch_autocast_engine_once(data)
+    model = _gpt(data)
+    raw, *_ = deepspeed.initialize(model=model, optimizer=torch.optim.AdamW(model.parameters()), config=cfg)
+    leaked = measured(raw)
+    ds.release(raw)
+    assert 5e-5 < leaked < 1e-3                                   # one FP16 rounding (2^-11 relative at most)
+    _torch_autocast_engine_once(data)
+    assert measured(ds.initialize(_gpt(data), cfg)) < 1e-7        # FP32 sums and FP32 reduce, as configured
+    # and the flag is left alone for an engine that asks for torch_autocast itself
+    _torch_autocast_engine_once(data)
+    asked = {"torch_autocast": {"enabled": True, "dtype": "bfloat16"}}
+    assert ds.forget_torch_autocast(asked) is False and ds.forget_torch_autocast({}) is True
+    assert ds.forget_torch_autocast() is False                    # nothing left to forget
+    with pytest.raises(TypeError, match="config must be a dict"):
+        ds.forget_torch_autocast("bf16")
 
 
 def test_deepspeed_itself_refuses_fp32_sums_at_zero_stage_0(data):

@@ -686,6 +686,7 @@ OWN_CALLS += [
     # ds and ds_numerics (one engine for all); ds_train up to where its DeepSpeed run would start
     ("ds.setup_single_process", ds.setup_single_process, ("gloo", False)),
     ("ds.release", ds.release, (None,)),
+    ("ds.forget_torch_autocast", ds.forget_torch_autocast, ({},)),
     ("ds.engine_step", ds.engine_step, (ENGINE, [(IDX, IDX)])),
     ("ds.loss_scale_of", ds.loss_scale_of, (ENGINE,)),
     ("ds.LossScaleRow", ds.LossScaleRow, (1, 1, None, None, False)),
