@@ -44,6 +44,7 @@ from mishran import (  # noqa: E402
     ds,
     ds_config,
     ds_numerics,
+    ds_process,
     ds_train,
     figure_inputs,
     figures,
@@ -686,7 +687,7 @@ OWN_CALLS += [
     # ds and ds_numerics (one engine for all); ds_train up to where its DeepSpeed run would start
     ("ds.setup_single_process", ds.setup_single_process, ("gloo", False)),
     ("ds.release", ds.release, (None,)),
-    ("ds.forget_torch_autocast", ds.forget_torch_autocast, ({},)),
+    ("ds_process.forget_torch_autocast", ds_process.forget_torch_autocast, ({},)),
     ("ds.engine_step", ds.engine_step, (ENGINE, [(IDX, IDX)])),
     ("ds.loss_scale_of", ds.loss_scale_of, (ENGINE,)),
     ("ds.LossScaleRow", ds.LossScaleRow, (1, 1, None, None, False)),
@@ -782,7 +783,8 @@ NO_ARGUMENTS = {"ds_config.cpu_accelerator_if_no_gpu", "hardware.simulated_capab
                 "train.StepBookkeeper.finish", "bench.has_cxx_compiler",
                 "speed.fp8_recipes", "memory.Ledger.rows", "memory.Ledger.per_parameter", "memory.Ledger.as_dict",
                 "ds.current_engine", "ds.loss_scale_messages", "ds.LossScaleLog.record", "ds.LossScaleLog.as_dicts",
-                "ds.LossScaleLog.close", "ds_config.cpu_supports_fp16", "util.free_port"}
+                "ds.LossScaleLog.close", "ds_config.cpu_supports_fp16", "util.free_port",
+                "ds_process.restore_functional_linear", "ds_process.no_memory_report"}
 _COMMAND_LINE = ("a command line (argparse): a wrong flag prints the usage and exits with status 2, the command-line "
                  "convention; the function behind it is fuzzed")
 LEFT_OUT = {"capstone_check.main": _COMMAND_LINE,

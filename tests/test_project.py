@@ -35,6 +35,13 @@ def test_environment_yml_installs_what_pyproject_does():
     assert "python>=3.10" in text and project["requires-python"] == ">=3.10"
 
 
+def test_no_module_of_the_package_is_over_500_lines():
+    """Small modules, one job each: one that grows past 500 lines is split by job (ds.py once reached 542)."""
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in (ROOT / "src" / "mishran").rglob("*.py")}
+    assert len(sizes) > 30 and {name: n for name, n in sizes.items() if n > 500} == {}
+
+
 def test_there_are_lessons():
     assert [p.name[:2] for p in NOTEBOOKS][:2] == ["00", "01"]
 

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .ds_config import ADAMW, DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
+from .ds_process import forget_torch_autocast, no_memory_report, restore_functional_linear
 from .util import as_bool, finite_float, free_port, package_version, tensor_pairs, unique_tensor_bytes
 
 __all__ = ["setup_single_process", "initialize", "release", "forget_torch_autocast", "current_engine", "engine_step",
@@ -133,7 +134,7 @@ def release(engine=None) -> None:
     except Exception:                 # আধা-তৈরি engine-এ destroy ব্যর্থ হতে পারে; তবু বাকিটা ছাড়ি
         pass
     _remove_hooks(engine)
-    _restore_functional_linear()
+    restore_functional_linear()
     _drop_references(engine)
     _drop_tensors(engine)
     gc.collect()
@@ -148,23 +149,6 @@ def _engine(engine):
         raise TypeError(f"engine হবে ds.initialize(...)-এর DeepSpeed engine (engine must be a DeepSpeedEngine); "
                         f"পেয়েছি {engine!r}")
     return engine
-
-
-def _restore_functional_linear() -> bool:
-    """ZeRO-3 engine torch.nn.functional.linear-এর জায়গায় নিজের মেমরি-বাঁচানো linear বসায় — গোটা process-এর জন্য
-    (DeepSpeed 0.19.8 নিজেই বলে: "This will persist unless manually reset")। engine ছাড়ার পরেও থেকে গেলে পরের
-    সব Linear তার ভেতর দিয়ে চলে, আর autograd-এর saved tensor-এর নাম (যেমন _saved_mat2) হারায়। torch-এর নিজেরটা ফেরাই।
-    ফেরালে True; ZeRO-3-এর linear বসানো না থাকলে (বা নাম না মিললে) কিছুই বদলায় না।"""
-    try:
-        from deepspeed.runtime.zero.linear import zero3_linear_wrap
-        from deepspeed.runtime.zero.partition_parameters import InsertPostInitMethodToModuleSubClasses as patcher
-    except ImportError:
-        return False
-    original = getattr(patcher, "linear_bk", None)
-    if original is None or torch.nn.functional.linear is not zero3_linear_wrap:
-        return False
-    torch.nn.functional.linear = original
-    return True
 
 
 def _remove_hooks(engine) -> None:
@@ -247,58 +231,11 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
     if optimizer is None and "optimizer" not in config:
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr, **ADAMW)         # torch-এর ডিফল্টই, এক জায়গায় লেখা
     forget_torch_autocast(config)
-    with _no_memory_report():
+    with no_memory_report():
         engine, *_ = deepspeed.initialize(model=model, optimizer=optimizer, config=copy.deepcopy(config), **kwargs)
     if replace_current:
         _ENGINE = engine
     return engine
-
-
-def forget_torch_autocast(config: dict | None = None) -> bool:
-    """DeepSpeed-এর torch_autocast-এর process-জোড়া স্মৃতি মোছে, যদি নতুন config torch_autocast না চায় (পাঠ ০৫)।
-
-    DeepSpeed 0.19.8 কোনো engine-এ torch_autocast চালু হলে একটি module-স্তরের flag বসায়
-    (deepspeed.runtime.torch_autocast.TORCH_AUTOCAST_INITIALIZED, সঙ্গে তার dtype), আর কখনো নামায় না। তারপর একই
-    process-এর প্রতিটি ZeRO-1/2 optimizer (DeepSpeedZeroOptimizer) gradient reduce করে প্রতিটি ওজনের নিজের dtype-এ —
-    config-এর communication_data_type না দেখে; আর flag-এর dtype FP16 হলে নিজের একটি GradScaler-ও বসায়। নোটবুকে
-    (এক kernel, অনেক engine) তাই একবার torch_autocast চালালে পরের FP16 engine-এর FP32-এ জমানো যোগফল পাঠানোর
-    সময় FP16-এ round হয়: মাপা আপেক্ষিক ভুল ~2e-4, flag ছাড়া ~1e-9। ds.initialize প্রতিটি নতুন engine-এর আগে
-    এটা ডাকে। config-এ torch_autocast চালু থাকলে কিছু করে না। কিছু মুছলে True।
-    """
-    if config is not None and not isinstance(config, dict):
-        raise TypeError(f"config হবে একটি dict বা None (config must be a dict or None); পেয়েছি {config!r}")
-    if ((config or {}).get("torch_autocast") or {}).get("enabled"):
-        return False
-    try:
-        import deepspeed.runtime.torch_autocast as autocast_module
-    except ImportError:               # এই flag নেই এমন DeepSpeed: মোছার কিছু নেই
-        return False
-    if not getattr(autocast_module, "TORCH_AUTOCAST_INITIALIZED", False):
-        return False
-    autocast_module.TORCH_AUTOCAST_INITIALIZED = False
-    autocast_module.TORCH_AUTOCAST_DTYPE = None
-    return True
-
-
-@contextlib.contextmanager
-def _no_memory_report():
-    """engine বানানোর সময়টুকু BF16_Optimizer-এর see_memory_usage(force=True) বন্ধ রাখে।
-
-    DeepSpeed 0.19.8-এর BF16_Optimizer (BF16 + ZeRO 1 + FP32-এ জমানো) বানানোর সময় সেটি সাতবার ডাকে: প্রতিবার
-    gc.collect() (নোটবুকে প্রায় এক সেকেন্ড), print() দিয়ে মেমরির লাইন, আর GPU-র peak memory-র গোনা শূন্য করা —
-    শেষেরটা আমাদের মেমরির মাপ ভেঙে দিত। নাম না মিললে (অন্য সংস্করণ) কিছুই বদলাই না।
-    """
-    import deepspeed.runtime.bf16_optimizer as bf16_module
-
-    original = getattr(bf16_module, "see_memory_usage", None)
-    if original is None:
-        yield
-        return
-    bf16_module.see_memory_usage = lambda *args, **kwargs: None
-    try:
-        yield
-    finally:
-        bf16_module.see_memory_usage = original
 
 
 def engine_step(engine, micro_batches) -> torch.Tensor:
