@@ -101,6 +101,12 @@ def test_reduce_dtype_right_wrong_and_malformed(sweep, capsys):
                 assert not l09.check_reduce_dtype(other, world, tol, sweep), (q, other)
         hints = capsys.readouterr().out
         assert truth not in hints.replace(f"{truth}_", ""), hints
+    # a world the notebook's sweep lacks: the check measures it itself and says so; with the sweep it does not
+    capsys.readouterr()
+    l09.check_reduce_dtype("bf16", 32, 1e-2, {**sweep, "worlds": [w for w in sweep["worlds"] if w != 32]})
+    l09.check_reduce_dtype("bf16", 32, 1e-2, sweep)
+    measured_here, from_sweep = capsys.readouterr().out.strip().split("\n")[-2:]
+    assert "যাচাই নিজে মাপল" in measured_here and "যাচাই নিজে মাপল" not in from_sweep
     assert not l09.check_reduce_dtype("tf32", 8, 1e-2, sweep)
     assert not l09.check_reduce_dtype(3, 8, 1e-2, sweep)
     assert "পেয়েছি" in capsys.readouterr().out

@@ -140,11 +140,14 @@ REDUCE_DTYPE_QUESTIONS = ({"world": 32, "tolerance": 1e-2}, {"world": 256, "tole
 (আগে তারের বাইট, তারপর সাধারণ ring, তারপর বাড়তি ভাগ ছাড়া — comm_precision.scheme_cost)।"""
 
 
+_OWN_SWEEP_N = 2 ** 12                  # নোটবুকের মাপে W না থাকলে যাচাই নিজে যতগুলো সংখ্যায় মাপে
+
+
 def _truth_sweep(world: int, sweep):
     """যাচাইয়ের sweep: নোটবুকের দেওয়া (যদি তাতে W থাকে), নইলে এই W-এর জন্য ছোট একটি।"""
     if isinstance(sweep, dict) and world in sweep.get("worlds", ()):
         return sweep
-    return comm_precision.error_sweep(worlds=(world,), n=2 ** 12)
+    return comm_precision.error_sweep(worlds=(world,), n=_OWN_SWEEP_N)
 
 
 def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
@@ -161,12 +164,15 @@ def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
     if key not in ref["errors"]:
         return say(False, f"উত্তর হবে {', '.join(ref['errors'])}-এর একটি নাম; পেয়েছি {answer!r}।", form=True)
     truth = comm_precision.smallest_safe_dtype(w, tolerance, ref)
+    # চিত্রের মাপে এই W না থাকলে যাচাই নিজে ছোট একটি মাপ নেয়: সেটা বলে দিই, সীমানার কাছে চিত্রের সঙ্গে না-ও মিলতে পারে
+    own = "" if ref is sweep else (f" (W = {w} তোমার দেওয়া মাপে নেই, তাই যাচাই নিজে মাপল, {_OWN_SWEEP_N}টি "
+                                   "সংখ্যায়: সহনসীমার একেবারে কাছে চিত্রের সঙ্গে না-ও মিলতে পারে।)")
     if key == truth:
         return say(True, f"W = {w}-এ এটাই সহনসীমার মধ্যে থাকা সবচেয়ে সস্তা scheme: তারে এর চেয়ে কম বাইটের বা "
-                         "সমান বাইটে কম খরচের কোনোটি ত্রুটি সামলাতে পারে না।")
+                         "সমান বাইটে কম খরচের কোনোটি ত্রুটি সামলাতে পারে না।" + own)
     i = ref["worlds"].index(w)
     if ref["errors"][key][i] > tolerance:
         return say(False, f"চিত্রে W = {w}-এ এই scheme-এর রেখা দেখো: ত্রুটি তোমার সহনসীমার ({tolerance:g}) ওপরে। "
-                          "কোন কোন রেখা তার নিচে থাকে?")
+                          "কোন কোন রেখা তার নিচে থাকে?" + own)
     return say(False, f"W = {w}-এ এটা সহনসীমার মধ্যে, কিন্তু আরও সস্তা কোনো scheme-ও কি মধ্যে থাকে? ক্রমটা: আগে "
-                      "তারে উপাদানপ্রতি বাইট; সমান হলে সাধারণ ring (direct নয়); তাও সমান হলে বাড়তি ভাগ ছাড়া।")
+                      "তারে উপাদানপ্রতি বাইট; সমান হলে সাধারণ ring (direct নয়); তাও সমান হলে বাড়তি ভাগ ছাড়া।" + own)
