@@ -30,11 +30,11 @@ __all__ = ["ZERO_STAGES", "FP16_DEFAULTS", "FP16_STAGE0_WARNING", "ACCUMULATION_
            "validate_config", "zero_model_state_bytes", "zero_estimates"]
 
 ZERO_STAGES = (0, 1, 2, 3)
+"""DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
 
 ADAMW = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
 """কোর্সের AdamW-এর betas, eps আর weight_decay (torch.optim.AdamW-এর ডিফল্ট): DeepSpeed-এর নিজের optimizer block
 (optimizer="Adam"/"AdamW"), mishran.ds.initialize-এর torch AdamW আর ds_train-এর FSDP2-এর পথ — সবাই এগুলোই নেয়।"""
-"""DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
 
 # DeepSpeed-এর fp16 block-এর ডিফল্ট (deepspeed/runtime/precision_config.py, DeepSpeedFP16Config)।
 # config-এ সব key স্পষ্ট লিখে রাখি, যাতে পাঠে প্রতিটির মানে বলা যায়।
