@@ -733,6 +733,8 @@ OWN_CALLS += [
     ("formats.Decoded", formats.Decoded, ("fp16", 0, 15, 0, "0", "01111", "0000000000", 0, 1.0, "normal")),
     ("util.as_bool", util.as_bool, (True, "x")),
     ("util.unique_tensor_bytes", util.unique_tensor_bytes, ([COMM_GRADS, COMM_GRADS[0]],)),
+    ("util.optimizer_state_tensors", util.optimizer_state_tensors,
+     (torch.optim.AdamW(torch.nn.Linear(2, 2).parameters()),)),
     ("util.as_seed", util.as_seed, (0, "seed")),
     ("util.as_device", util.as_device, ("cpu", "device")),
     ("util.package_version", util.package_version, ("torch",)),

@@ -88,3 +88,19 @@ def test_unique_tensor_bytes_counts_shared_memory_once():
     assert unique_tensor_bytes([]) == 0
     with pytest.raises(TypeError):
         unique_tensor_bytes(flat)
+
+
+def test_optimizer_state_tensors_are_adams_moments_without_its_step_count():
+    import torch
+
+    from mishran.util import optimizer_state_tensors
+    layer = torch.nn.Linear(3, 2)
+    opt = torch.optim.AdamW(layer.parameters())
+    assert optimizer_state_tensors(opt) == []                      # no state before the first step
+    layer(torch.ones(1, 3)).sum().backward()
+    opt.step()
+    got = optimizer_state_tensors(opt)
+    # exp_avg and exp_avg_sq for the weight and the bias; the 0-dim `step` counters are left out
+    assert sorted(tuple(t.shape) for t in got) == [(2,), (2,), (2, 3), (2, 3)]
+    with pytest.raises(TypeError, match="torch.optim.Optimizer"):
+        optimizer_state_tensors(layer)

@@ -31,7 +31,15 @@ import torch
 
 from .ds_config import ADAMW, DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
 from .ds_process import forget_torch_autocast, no_memory_report, restore_functional_linear
-from .util import as_bool, finite_float, free_port, package_version, tensor_pairs, unique_tensor_bytes
+from .util import (
+    as_bool,
+    finite_float,
+    free_port,
+    optimizer_state_tensors,
+    package_version,
+    tensor_pairs,
+    unique_tensor_bytes,
+)
 
 __all__ = ["setup_single_process", "initialize", "release", "forget_torch_autocast", "current_engine", "engine_step",
            "loss_scale_of", "loss_scale_messages", "LossScaleRow", "LossScaleLog", "model_state_bytes"]
@@ -451,7 +459,7 @@ def model_state_bytes(engine) -> dict:
     master = [p for g in basic.param_groups for p in g["params"]]
     param_ptrs = {p.data_ptr() for p in params}
     master = [p for p in master if p.data_ptr() not in param_ptrs]     # FP32 engine-এ master = মডেলের ওজন নিজেই
-    states = [v for s in basic.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
+    states = optimizer_state_tensors(basic)
     grads = [p.grad for p in params]
     out = {"params": unique_tensor_bytes(params), "master_weights": unique_tensor_bytes(master),
            "optimizer_states": unique_tensor_bytes(states), "grads": unique_tensor_bytes(grads)}

@@ -38,7 +38,7 @@ from .literature import BatchStream
 from .models import GPTConfig, TinyGPT
 from .processes import run_workers
 from .train import amp_step
-from .util import as_bool, finite_float, positive_int, unique_tensor_bytes
+from .util import as_bool, finite_float, optimizer_state_tensors, positive_int, unique_tensor_bytes
 
 __all__ = ["POLICIES", "MODEL", "PROBE_LR", "REAL_REDUCE_N", "mp_policy", "shard_model", "gradient_sync", "run", "main",
            "recorded_h200", "model_state_bytes"]
@@ -139,18 +139,14 @@ def _local(t: torch.Tensor) -> torch.Tensor:
 
 
 def _bytes(tensors) -> int:
-    return sum(_local(t).numel() * _local(t).element_size() for t in tensors)
+    """এই rank-এর ভাগের বাইট (DTensor হলে তার local shard)।"""
+    return unique_tensor_bytes(_local(t) for t in tensors)
 
 
 def _dtype(tensors) -> str | None:
     """tensor-গুলোর dtype-এর নাম ('fp32', 'bf16'); কয়েকটি হলে '+' দিয়ে জোড়া; কিছু না থাকলে None।"""
     names = sorted({precision.name_of(t.dtype) for t in tensors})
     return "+".join(names) or None
-
-
-def _optim_tensors(optimizer) -> list:
-    """AdamW-এর exp_avg আর exp_avg_sq (0-মাত্রার `step` বাদ)।"""
-    return [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
 
 
 def model_state_bytes(model, optimizer) -> dict:
@@ -160,9 +156,9 @@ def model_state_bytes(model, optimizer) -> dict:
         raise TypeError(f"model হবে nn.Module আর optimizer একটি torch optimizer (model must be a module, optimizer an "
                         f"optimizer); পেয়েছি {type(model).__name__}, {type(optimizer).__name__}")
     params = list(model.parameters())
-    out = {"params": unique_tensor_bytes(_local(p) for p in params), "master_weights": 0,
-           "optimizer_states": unique_tensor_bytes(_local(v) for v in _optim_tensors(optimizer)),
-           "grads": unique_tensor_bytes(_local(p.grad) for p in params if p.grad is not None)}
+    out = {"params": _bytes(params), "master_weights": 0,
+           "optimizer_states": _bytes(optimizer_state_tensors(optimizer)),
+           "grads": _bytes(p.grad for p in params if p.grad is not None)}
     out["total"] = sum(out.values())
     return out
 
@@ -221,8 +217,8 @@ def _train_policy(name: str, rank: int, world: int, sizes: tuple, lr: float, dat
         losses.append(loss.item() / world)
     params = list(model.parameters())
     mine = {"rank": rank, "param_numel": sum(_local(p).numel() for p in params), "param_bytes": _bytes(params),
-            "grad_bytes": seen["grad_bytes"], "optim_bytes": _bytes(_optim_tensors(optimizer))}
-    out = {"sharded_param_dtype": _dtype(params), "optim_state_dtype": _dtype(_optim_tensors(optimizer)),
+            "grad_bytes": seen["grad_bytes"], "optim_bytes": _bytes(optimizer_state_tensors(optimizer))}
+    out = {"sharded_param_dtype": _dtype(params), "optim_state_dtype": _dtype(optimizer_state_tensors(optimizer)),
            "losses": losses, "weights": _full_weights(model)}
     for group in optimizer.param_groups:
         group["lr"] = PROBE_LR

@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 __all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device", "package_version",
            "parse_version", "version_at_least", "course_requirements", "free_port", "each_pair", "tensor_pairs",
-           "unique_tensor_bytes"]
+           "unique_tensor_bytes", "optimizer_state_tensors"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -218,3 +218,13 @@ def unique_tensor_bytes(tensors) -> int:
             total += max(0, stop - max(start, end))
             end = max(end, stop)
     return total
+
+
+def optimizer_state_tensors(optimizer) -> list:
+    """optimizer-এর অবস্থার tensor-গুলো, যেমন AdamW-এর exp_avg আর exp_avg_sq (পাঠ ০৫, ০৯); 0-মাত্রার `step` বাদ।"""
+    import torch
+
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer হবে একটি torch optimizer (optimizer must be a torch.optim.Optimizer); পেয়েছি "
+                        f"{type(optimizer).__name__}")
+    return [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]
