@@ -31,7 +31,7 @@ def _restore_process_state_after_each_module():
     saved = dict(os.environ)
     had_group = torch.distributed.is_available() and torch.distributed.is_initialized()
     yield
-    ds = sys.modules.get("mishran.ds")                 # only if a test of this module used it
+    ds = sys.modules.get("mishran.engines.deepspeed_engine")                 # only if a test of this module used it
     if ds is not None:
         ds.release()
     if not had_group and torch.distributed.is_available() and torch.distributed.is_initialized():

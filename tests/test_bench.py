@@ -1,4 +1,4 @@
-"""mishran.bench: `python -m mishran.bench` times training steps per precision and reports honestly."""
+"""mishran.measure.bench: `python -m mishran.measure.bench` times training steps per precision and reports honestly."""
 import json
 import re
 import time
@@ -7,7 +7,10 @@ import types
 import pytest
 import torch
 
-from mishran import bench, hardware
+from mishran import hardware
+from mishran.engines import amp
+from mishran.measure import bench
+from mishran.models import reference
 
 TINY = ["--device", "cpu", "--layers", "1", "--d-model", "32", "--batch", "2", "--seq", "8", "--vocab", "32",
         "--steps", "2", "--warmup", "1"]
@@ -30,8 +33,8 @@ def test_json_gives_the_expected_fields_with_positive_times(capsys):
 
 
 def test_compare_loop_measures_an_overhead_that_is_really_there(capsys, monkeypatch):
-    """Oracle: make mishran.train's loop slower by a known sleep per step; the overhead must show it."""
-    real_train = bench.train
+    """Oracle: make mishran.engines.amp's loop slower by a known sleep per step; the overhead must show it."""
+    real_train = amp.train
     pause = 0.2                 # far above the noise of a loaded machine
 
     def slow_train(model, optimizer, batches, config, **kw):
@@ -52,7 +55,7 @@ def test_mishran_train_loop_is_about_as_fast_as_the_hand_written_one():
     # same model, batch and precision; best of 5 alternating runs each; a loop that did extra work per step
     # (a sync, a copy of the weights, a second backward) would cost far more than this margin. A busy shared
     # machine can stall one measurement for a while, so up to three attempts: a real overhead shows in every one.
-    sizes = bench.BenchSizes(layers=1, d_model=64, batch=4, seq=16, vocab=64, steps=4, warmup=2)
+    sizes = reference.BenchSizes(layers=1, d_model=64, batch=4, seq=16, vocab=64, steps=4, warmup=2)
     ratios = []
     for _ in range(3):
         c = bench.compare_loop("fp32", sizes, "cpu", repeats=5)
@@ -72,11 +75,11 @@ def test_the_table_names_the_device_and_says_what_was_skipped(capsys):
 
 
 def test_flops_are_counted_with_attention_and_match_the_formula():
-    s = bench.BenchSizes(layers=2, d_model=64, batch=3, seq=16, vocab=50, steps=1, warmup=0)
+    s = reference.BenchSizes(layers=2, d_model=64, batch=3, seq=16, vocab=50, steps=1, warmup=0)
     B, T, d, L, V = s.batch, s.seq, s.d_model, s.layers, s.vocab
     # per layer: QKV and output projections 8·B·T·d², MLP 16·B·T·d², attention 4·B·T²·d; head 2·B·T·d·V
     forward = L * (24 * B * T * d * d + 4 * B * T * T * d) + 2 * B * T * d * V
-    assert bench.count_flops(s) == 3 * forward                     # backward = 2 × forward
+    assert reference.count_flops(s) == 3 * forward                     # backward = 2 × forward
 
 
 # Published datasheet figures (TFLOP/s), written here from the documents, not from the code. NVIDIA prints the
@@ -151,7 +154,7 @@ def test_bad_numbers_are_a_bengali_and_english_error_without_internal_names(caps
 
 
 def test_optimizer_implementations_start_from_the_same_model_and_agree():
-    sizes = bench.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=3, warmup=1)
+    sizes = reference.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=3, warmup=1)
     out = bench.run(sizes, "cpu", ["bf16", "bf16-loop", "bf16-foreach", "bf16-fused"])
     losses = {r["mode"]: r["losses"] for r in out["results"]}
     assert {r["mode"]: r["adamw"] for r in out["results"]} == {
@@ -206,7 +209,7 @@ def test_a_compile_or_fp8_failure_is_reported_not_raised(monkeypatch):
         return real(mode, sizes, device)
 
     monkeypatch.setattr(bench, "time_mode", broken)
-    sizes = bench.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=1, warmup=1)
+    sizes = reference.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=1, warmup=1)
     out = bench.run(sizes, "cpu", ["bf16", "bf16-compile"])
     assert [r["mode"] for r in out["results"]] == ["bf16"]
     (sk,) = out["skipped"]
@@ -218,7 +221,7 @@ def test_a_compile_or_fp8_failure_is_reported_not_raised(monkeypatch):
 
 def test_every_timed_step_is_mishran_train_amp_step(monkeypatch):
     """time_mode and both sides of compare_loop run the one step train() runs; nothing times a private copy."""
-    import mishran.train as train_module
+    from mishran.engines import amp as train_module
 
     calls = []
     real = train_module.amp_step
@@ -229,7 +232,7 @@ def test_every_timed_step_is_mishran_train_amp_step(monkeypatch):
 
     monkeypatch.setattr(bench, "amp_step", counting)                 # what bench and speed call
     monkeypatch.setattr(train_module, "amp_step", counting)          # what train() calls
-    sizes = bench.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=3, warmup=2)
+    sizes = reference.BenchSizes(layers=1, d_model=32, batch=2, seq=8, vocab=32, steps=3, warmup=2)
     r = bench.time_mode("fp32", sizes, "cpu")
     assert len(calls) == len(r["losses"]) == 2 + 3                   # warm-up and measured steps
     calls.clear()

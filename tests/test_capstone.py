@@ -1,25 +1,29 @@
-"""পাঠ ০৮: mishran.literature (batch), mishran.metrics (bpc, top-k নমুনা, MFU), mishran.capstone (run, নতুন
-process-এ হুবহু resume)। সংকলন দুটি নিজেরা (provenance, markup, প্রতিলিপি, খণ্ড ধরে ভাগ): tests/test_literature.py।"""
-import json
+"""পাঠ ০৮: mishran.capstone.literature (batch), mishran.capstone.evaluation (bpc, top-k নমুনা, MFU),
+mishran.capstone (run, নতুন process-এ হুবহু resume)। সংকলন দুটি নিজেরা (provenance, markup, প্রতিলিপি, খণ্ড ধরে
+ভাগ): tests/test_literature.py।"""
 import math
-import re
 from pathlib import Path
 
 import pytest
 import torch
 import torch.nn as nn
 
-from mishran import capstone, capstone_check, ds, literature, metrics, precision
-from mishran.models import GPTConfig, TinyGPT
+from mishran import precision
+from mishran.capstone import check as capstone_check
+from mishran.capstone import evaluation, literature, training
+from mishran.data import BatchStream
+from mishran.engines import deepspeed_engine as ds
+from mishran.measure import flops
+from mishran.models.gpt import GPTConfig, TinyGPT
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_bits_per_char_by_hand():
-    assert metrics.bits_per_char(3 * math.log(2), 3) == pytest.approx(1.0)
+    assert evaluation.bits_per_char(3 * math.log(2), 3) == pytest.approx(1.0)
     # bigram, alpha = 1: train 0 1 0 1 1 → সারি 0: [1, 1+2], সারি 1: [1+1, 1+1]
     # held-out 0 1 1: -log2(3/4) - log2(1/2), দুই অক্ষরে
-    got = metrics.bigram_bpc(torch.tensor([0, 1, 0, 1, 1]), torch.tensor([0, 1, 1]), 2, alpha=1.0)
+    got = evaluation.bigram_bpc(torch.tensor([0, 1, 0, 1, 1]), torch.tensor([0, 1, 1]), 2, alpha=1.0)
     assert got == pytest.approx((-math.log2(3 / 4) - math.log2(1 / 2)) / 2)
 
 
@@ -36,7 +40,7 @@ class _Uniform(nn.Module):
 def test_heldout_bpc_of_a_uniform_model_is_log2_vocab():
     ids = torch.randint(0, 37, (1000,), generator=torch.Generator().manual_seed(0))
     # 999 লক্ষ্য, block 64: শেষ টুকরোটা অপূর্ণ — সেটাও ঠিক গোনা চাই
-    assert metrics.heldout_bpc(_Uniform(37), ids, 64) == pytest.approx(math.log2(37), rel=1e-6)
+    assert evaluation.heldout_bpc(_Uniform(37), ids, 64) == pytest.approx(math.log2(37), rel=1e-6)
 
 
 def test_heldout_bpc_matches_a_direct_sum():
@@ -48,7 +52,7 @@ def test_heldout_bpc_matches_a_direct_sum():
         x, y = ids[s:s + 8][: len(ids) - 1 - s], ids[s + 1:s + 9]
         logp = torch.log_softmax(model(x[None])[0][0], -1)
         nll -= logp[torch.arange(len(y)), y].sum().item()
-    assert metrics.heldout_bpc(model, ids, 8) == pytest.approx(nll / 20 / math.log(2), rel=1e-5)
+    assert evaluation.heldout_bpc(model, ids, 8) == pytest.approx(nll / 20 / math.log(2), rel=1e-5)
 
 
 def test_sampling_with_top_k_stays_in_the_top_k():
@@ -56,7 +60,7 @@ def test_sampling_with_top_k_stays_in_the_top_k():
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=3)
     prompt = "আমি"
     for k in (1, 3):
-        text = metrics.sample(model, data.tokenizer, prompt, max_new_tokens=25, temperature=1.5, top_k=k, seed=k)
+        text = evaluation.sample(model, data.tokenizer, prompt, max_new_tokens=25, temperature=1.5, top_k=k, seed=k)
         ids = data.tokenizer.encode(prompt + text)
         for t in range(len(prompt), len(ids)):
             ctx = torch.tensor([ids[max(0, t - 32):t]])
@@ -65,12 +69,12 @@ def test_sampling_with_top_k_stays_in_the_top_k():
             top = torch.topk(logits, k).indices.tolist()
             assert ids[t] in top, (k, t)
     # top_k ছাড়া উঁচু temperature-এ অনেক আলাদা অক্ষর আসে (তাই ওপরের পরীক্ষাটা ফাঁপা নয়)
-    free = metrics.sample(model, data.tokenizer, prompt, max_new_tokens=60, temperature=1.5, top_k=None, seed=0)
+    free = evaluation.sample(model, data.tokenizer, prompt, max_new_tokens=60, temperature=1.5, top_k=None, seed=0)
     assert len(set(free)) > 3
 
 
 def test_vocabulary_share_counts_words():
-    got = metrics.vocabulary_share("আমি ভাত খাই। কলম্বাস কাটা", "আমি রোজ ভাত খাই")
+    got = evaluation.vocabulary_share("আমি ভাত খাই। কলম্বাস কাটা", "আমি রোজ ভাত খাই")
     assert got == {"words": 4, "known": 3, "share": 0.75}
 
 
@@ -95,7 +99,7 @@ def test_resume_in_a_fresh_process_is_exact(tmp_path, launch_module):
     assert full["heldout_bpc"] == min(c["bpc"] for c in full["curve"])
     # একই seed-এ শুরু থেকে আবার চালালে এই loss আসে না: resume সত্যিই checkpoint থেকে চলছে
     assert full["losses"][:4] != full["losses"][4:]
-    # mishran.capstone_check reads these very files (what the CLI writes) and finds the pair bit-exact
+    # mishran.capstone.check reads these very files (what the CLI writes) and finds the pair bit-exact
     pair = [capstone_check.load_run(p) for p in sorted(tmp_path.glob("r*.json"))]
     assert "বিটে বিটে এক" in "\n".join(capstone_check.score_resume(pair).lines)
 
@@ -103,14 +107,14 @@ def test_resume_in_a_fresh_process_is_exact(tmp_path, launch_module):
 def test_top_k_one_is_the_same_for_every_seed():
     data = literature.LiteratureData(literature.load_pieces()[:40])
     model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, block_size=32, n_layer=1, n_head=2, n_embd=32), seed=3)
-    texts = {metrics.sample(model, data.tokenizer, "আমি", 20, temperature=2.0, top_k=1, seed=s) for s in range(3)}
+    texts = {evaluation.sample(model, data.tokenizer, "আমি", 20, temperature=2.0, top_k=1, seed=s) for s in range(3)}
     assert len(texts) == 1
 
 
 def test_two_ranks_see_exactly_the_one_gpu_batch():
     data = literature.LiteratureData(literature.load_pieces()[:40])
-    one = literature.BatchStream(data, micro_batch=3, accumulation_steps=4, block_size=16, seed=5)
-    ranks = [literature.BatchStream(data, micro_batch=3, accumulation_steps=2, block_size=16, world_size=2, rank=r,
+    one = BatchStream(data, micro_batch=3, accumulation_steps=4, block_size=16, seed=5)
+    ranks = [BatchStream(data, micro_batch=3, accumulation_steps=2, block_size=16, world_size=2, rank=r,
                                   seed=5) for r in range(2)]
     for _ in range(3):                              # তিনটি optimizer step
         x_one = torch.stack([one()[0] for _ in range(4)])                       # (accum 4, micro 3, T)
@@ -121,45 +125,35 @@ def test_two_ranks_see_exactly_the_one_gpu_batch():
     assert not torch.equal(ranks[0]()[0], ranks[1]()[0])     # দুই rank একই নমুনা নেয় না
 
 
-def test_capstone_exposes_every_name_lesson_08_uses():
-    """One import for the learner: each capstone.<name> in lesson 08 is in capstone.__all__, the same object."""
-    cells = json.loads((ROOT / "notebooks" / "08_capstone.ipynb").read_text(encoding="utf-8"))["cells"]
-    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    used = set(re.findall(r"\bcapstone\.(\w+)", code))
-    assert {"run", "CapstoneConfig", "LiteratureData", "sample"} <= used
-    assert used <= set(capstone.__all__), used - set(capstone.__all__)
-    assert capstone.LiteratureData is literature.LiteratureData and capstone.sample is metrics.sample
-
-
 @pytest.mark.parametrize("name", ["auto", None, *precision.NAMES])
 def test_capstone_config_and_cli_take_every_precision_name(name):
-    assert capstone.CapstoneConfig(precision=name).precision == (name or "auto")
+    assert training.CapstoneConfig(precision=name).precision == (name or "auto")
     if name:
-        assert capstone.parse_args(["--precision", name]).precision == name
+        assert training.parse_args(["--precision", name]).precision == name
 
 
 def test_an_unknown_precision_is_refused_not_run_as_fp32():
     with pytest.raises(ValueError, match="unknown precision"):
-        capstone.CapstoneConfig(precision="fp8")
+        training.CapstoneConfig(precision="fp8")
     with pytest.raises(ValueError, match="unknown precision"):
-        metrics.heldout_bpc(_Uniform(5), torch.arange(5), 4, precision="half")
+        evaluation.heldout_bpc(_Uniform(5), torch.arange(5), 4, precision="half")
 
 
 def test_speed_figures_take_the_peak_of_the_precision_that_ran():
     h200 = "NVIDIA H200"
-    bf16 = metrics.speed_figures([9.0, 1.0, 1.0], 1, 1000, 6_000_000, "bf16", h200, world_size=2)
-    fp32 = metrics.speed_figures([9.0, 1.0, 1.0], 1, 1000, 6_000_000, "fp32", h200, world_size=2)
+    bf16 = evaluation.speed_figures([9.0, 1.0, 1.0], 1, 1000, 6_000_000, "bf16", h200, world_size=2)
+    fp32 = evaluation.speed_figures([9.0, 1.0, 1.0], 1, 1000, 6_000_000, "fp32", h200, world_size=2)
     assert bf16["tokens_per_s"] == 1000.0                        # the warm-up step is left out
     assert (bf16["peak_tflops_per_gpu"], fp32["peak_tflops_per_gpu"]) == (989.4, 67)
     assert bf16["mfu"] == pytest.approx(1000 * 6e6 / (989.4e12 * 2))
-    assert metrics.speed_figures([1.0], 0, 10, 6, "bf16", None)["mfu"] is None      # CPU: no known peak
+    assert evaluation.speed_figures([1.0], 0, 10, 6, "bf16", None)["mfu"] is None      # CPU: no known peak
 
 
 @pytest.fixture
 def spy_speed(monkeypatch):
     """What precision the MFU figure was given, and how many DeepSpeed steps ran."""
     seen = {"precision": [], "engine_steps": []}
-    real_speed, real_step = capstone.speed_figures, ds.engine_step
+    real_speed, real_step = evaluation.speed_figures, ds.engine_step
 
     def speed(*args, **kwargs):
         seen["precision"].append(args[4])
@@ -168,7 +162,7 @@ def spy_speed(monkeypatch):
     def step(engine, batches):
         seen["engine_steps"].append(len(batches))
         return real_step(engine, batches)
-    monkeypatch.setattr(capstone, "speed_figures", speed)
+    monkeypatch.setattr(training, "speed_figures", speed)
     monkeypatch.setattr(ds, "engine_step", step)
     return seen
 
@@ -181,7 +175,7 @@ SMALL_RUN = dict(size="tiny", micro_batch=4, accumulation_steps=2, steps=2, eval
 def test_a_run_decides_precision_once_for_its_report_config_and_mfu(spy_speed, zero_stage):
     pytest.importorskip("deepspeed")
     data = literature.LiteratureData(literature.load_pieces()[:40])
-    out = capstone.run(capstone.CapstoneConfig(precision="auto", zero_stage=zero_stage, **SMALL_RUN), data=data)
+    out = training.run(training.CapstoneConfig(precision="auto", zero_stage=zero_stage, **SMALL_RUN), data=data)
     decided = precision.resolve("auto", "cuda" if torch.cuda.is_available() else "cpu")
     assert out["precision"] == decided and spy_speed["precision"] == [decided]
     if zero_stage is None:
@@ -200,14 +194,14 @@ def forty():
 
 def test_the_run_returns_the_best_heldout_model_not_the_last(forty):
     # lr 0.05 on the tiny model: held-out bpc is lowest after the first step, then rises (a run that overshoots)
-    cfg = capstone.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
+    cfg = training.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
                                   eval_chars=600, sample_tokens=2, lr=0.05, device="cpu", warmup=0)
-    report, model = capstone.run(cfg, data=forty, return_model=True)
+    report, model = training.run(cfg, data=forty, return_model=True)
     bpcs = [c["bpc"] for c in report["curve"]]
     assert report["best_step"] != 8 and report["final_bpc"] == bpcs[-1] > min(bpcs)     # the last is not the best
     assert report["heldout_bpc"] == min(bpcs) == bpcs[report["best_step"] - 1]
     # measured again, independently, on the model the run handed back: it is the best one's weights
-    assert metrics.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == report["heldout_bpc"]
+    assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == report["heldout_bpc"]
     assert all(c["train_bpc"] > 0 for c in report["curve"])
 
 
@@ -224,7 +218,7 @@ ZERO3_ARGS = dict(size="gpu", zero_stage=3, accumulation_steps=1, steps=3, eval_
 def zero3_one_rank():
     pytest.importorskip("deepspeed")
     data = literature.LiteratureData()
-    report, model = capstone.run(capstone.CapstoneConfig(micro_batch=2, device="cpu", **ZERO3_ARGS), data=data,
+    report, model = training.run(training.CapstoneConfig(micro_batch=2, device="cpu", **ZERO3_ARGS), data=data,
                                  return_model=True)
     return report, model, data
 
@@ -238,7 +232,7 @@ def test_zero3_hands_back_the_best_weights_whole(zero3_one_rank):
     assert model.num_parameters() == report["num_params"] > 10_000_000
     # the best step's weights, measured again: with torch's own linear now (the run's ZeRO-3 engine evaluated through
     # DeepSpeed's, which adds the bias apart, so BF16 rounds a little differently); the other steps are 2.4 and 11 away
-    again = metrics.heldout_bpc(model, data.val_data, model.config.block_size, "cpu", "fp32", max_chars=256)
+    again = evaluation.heldout_bpc(model, data.val_data, model.config.block_size, "cpu", "fp32", max_chars=256)
     assert again == pytest.approx(report["heldout_bpc"], rel=1e-3)
 
 
@@ -259,9 +253,9 @@ def test_zero3_on_two_ranks_evaluates_on_both_and_agrees_with_one(tmp_path, zero
 
 
 def test_patience_stops_the_run_after_that_many_evaluations_without_a_new_best(forty):
-    cfg = capstone.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
+    cfg = training.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
                                   eval_chars=600, sample_tokens=2, lr=0.05, device="cpu", warmup=0, patience=2)
-    report = capstone.run(cfg, data=forty)
+    report = training.run(cfg, data=forty)
     bpcs = [c["bpc"] for c in report["curve"]]
     best = bpcs.index(min(bpcs))
     assert report["stopped_early"] and len(report["losses"]) == len(bpcs) == best + 3 < 8
@@ -269,7 +263,7 @@ def test_patience_stops_the_run_after_that_many_evaluations_without_a_new_best(f
 
 def test_best_checkpoint_keeps_a_copy_of_the_best_weights():
     net = nn.Linear(2, 1)
-    best = capstone.BestCheckpoint(patience=2)
+    best = evaluation.BestCheckpoint(patience=2)
     nn.init.constant_(net.weight, 1.0)
     assert best.update(net, 10, 3.0)
     nn.init.constant_(net.weight, 2.0)
@@ -279,23 +273,23 @@ def test_best_checkpoint_keeps_a_copy_of_the_best_weights():
     assert not best.update(net, 40, 2.0) and best.stop            # equal is not better; two without a new best
     best.restore(net)
     assert torch.equal(net.weight, torch.full((1, 2), 2.0)) and (best.step, best.bpc) == (20, 2.0)
-    again = capstone.BestCheckpoint()
+    again = evaluation.BestCheckpoint()
     again.load_state_dict(best.state_dict())
     assert (again.step, again.bpc, again.since) == (20, 2.0, 2)
 
 
 def test_learning_rate_warms_up_then_follows_a_cosine_to_a_tenth():
-    cfg = capstone.CapstoneConfig(lr=1.0, steps=14, lr_warmup=4, lr_decay=True)
-    lr_at = capstone.lr_schedule(cfg)
+    cfg = training.CapstoneConfig(lr=1.0, steps=14, lr_warmup=4, lr_decay=True)
+    lr_at = training.lr_schedule(cfg)
     # warm-up (s + 1)/4; cosine over steps 4..14: half-way (step 9) is 0.1 + 0.9/2, the end a tenth
     expected = {0: 0.25, 1: 0.5, 3: 1.0, 4: 1.0, 9: 0.55, 14: 0.1, 20: 0.1}
     assert {s: round(lr_at(s), 12) for s in expected} == expected
-    flat = capstone.lr_schedule(capstone.CapstoneConfig(lr=0.5, steps=14, lr_warmup=2))
+    flat = training.lr_schedule(training.CapstoneConfig(lr=0.5, steps=14, lr_warmup=2))
     assert [flat(s) for s in (0, 1, 2, 13)] == [0.25, 0.5, 0.5, 0.5]
 
 
 def test_train_sets_the_scheduled_rate_before_each_step():
-    from mishran.train import TrainConfig, train
+    from mishran.engines.amp import TrainConfig, train
     net = nn.Linear(2, 1)
     opt = torch.optim.SGD(net.parameters(), lr=9.0)
     seen = []
@@ -311,17 +305,17 @@ def test_train_sets_the_scheduled_rate_before_each_step():
 
 def test_the_recorded_h200_runs_agree_with_themselves_and_with_the_formulas():
     """The H200 record lesson 08 shows: each number recomputed from the run's own curve and config (not copied)."""
-    rec = capstone.recorded_h200()
+    rec = training.recorded_h200()
     for name, r in rec["runs"].items():
         bpcs = [c["bpc"] for c in r["curve"]]
         assert r["heldout_bpc"] == min(bpcs) and r["final_bpc"] == bpcs[-1], name
         assert r["curve"][bpcs.index(min(bpcs))]["step"] == r["best_step"], name
         assert math.isclose(r["margin_vs_bigram"], r["bigram_bpc"] - r["heldout_bpc"]), name
-        size = capstone.SIZES[r["config"]["size"]]
+        size = training.SIZES[r["config"]["size"]]
         model = TinyGPT(GPTConfig(vocab_size=r["vocab_size"], **size))
-        assert model.num_parameters() == r["num_params"] and metrics.flops_per_token(model) == r["flops_per_token"]
+        assert model.num_parameters() == r["num_params"] and flops.flops_per_token(model) == r["flops_per_token"]
         one_second = r["tokens_per_s"] * r["flops_per_token"]                 # the FLOPs of one second
-        assert math.isclose(r["mfu"], metrics.mfu(one_second, 1.0, r["peak_tflops_per_gpu"]), rel_tol=1e-9)
+        assert math.isclose(r["mfu"], flops.mfu(one_second, 1.0, r["peak_tflops_per_gpu"]), rel_tol=1e-9)
         assert r["config"]["corpus"] == ("small" if name.endswith("small") else "full")
     # the two corpora, as built today, are the ones these runs read
     for name, corpus in (("bf16", "full"), ("bf16_small", "small")):
@@ -336,8 +330,8 @@ def test_a_resumed_run_reports_the_best_from_before_the_checkpoint(forty, tmp_pa
     common = dict(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1, eval_chars=600,
                   sample_tokens=2, lr=0.05, device="cpu", warmup=0)
     ckpt = str(tmp_path / "ckpt.pt")
-    full = capstone.run(capstone.CapstoneConfig(**common, checkpoint_path=ckpt, save_at=4), data=forty)
-    resumed, model = capstone.run(capstone.CapstoneConfig(**common, resume_from=ckpt), data=forty, return_model=True)
+    full = training.run(training.CapstoneConfig(**common, checkpoint_path=ckpt, save_at=4), data=forty)
+    resumed, model = training.run(training.CapstoneConfig(**common, resume_from=ckpt), data=forty, return_model=True)
     assert full["best_step"] < 4 and resumed["losses"] == full["losses"][4:]
     assert (resumed["heldout_bpc"], resumed["best_step"]) == (full["heldout_bpc"], full["best_step"])
-    assert metrics.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == resumed["heldout_bpc"]
+    assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == resumed["heldout_bpc"]

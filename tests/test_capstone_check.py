@@ -1,4 +1,4 @@
-"""mishran.capstone_check: the measurable rows of the capstone rubric, scored from real `--out` JSON files.
+"""mishran.capstone.check: the measurable rows of the capstone rubric, scored from real `--out` JSON files.
 
 tests/data/capstone/ holds five real, tiny runs of the capstone CLI on a CPU (torch 2.13.0+cpu), all with
 `--cpu --size tiny --steps 6 --eval-every 3 --eval-chars 600 --micro-batch 4 --warmup 1`, and
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mishran import capstone_check as cc
+from mishran.capstone import check as cc
 
 DATA = Path(__file__).resolve().parent / "data" / "capstone"
 FILES = ("fp32_s0", "fp32_s0_resumed", "fp32_s1", "bf16_s0", "bf16_s1")

@@ -1,13 +1,13 @@
-"""mishran.comm_precision (lesson 09, part 3): the ring reduce-scatter adds in NCCL's order and rounds every hop,
-checked against a slow element-by-element loop written from the description; FSDP2's divide factors against torch's
-own private function; the error sweep's trends; wire bytes by hand."""
+"""mishran.numerics.communication (lesson 09, part 3): the ring reduce-scatter adds in NCCL's order and rounds
+every hop, checked against a slow element-by-element loop written from the description; FSDP2's divide factors
+against torch's own private function; the error sweep's trends; wire bytes by hand."""
 import math
 import re
 
 import pytest
 import torch
 
-from mishran import comm_precision as cp
+from mishran.numerics import communication as cp
 
 BENGALI = re.compile(r"[\u0980-\u09FF]")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}

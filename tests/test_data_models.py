@@ -1,4 +1,4 @@
-"""mishran.data and mishran.models: the course corpus, the character tokenizer, batches, TinyGPT and MLP."""
+"""mishran.data and mishran.models.gpt: the course corpus, the character tokenizer, batches, TinyGPT and MLP."""
 import math
 import re
 import unicodedata
@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from mishran.data import CharDataset, CharTokenizer, corpus_path, load_corpus, synthetic_regression
-from mishran.models import MLP, GPTConfig, TinyGPT
+from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.models.mlp import MLP
 
 ROOT = Path(__file__).resolve().parent.parent
 BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")

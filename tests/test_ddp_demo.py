@@ -1,4 +1,4 @@
-"""mishran.ddp_demo: a real two-process gloo group; no_sync() saves allreduces and the weights still match."""
+"""mishran.engines.ddp: a real two-process gloo group; no_sync() saves allreduces and the weights still match."""
 import json
 import subprocess
 import sys
@@ -10,7 +10,7 @@ STEPS, ACCUM, MICRO = 3, 4, 8
 
 @pytest.fixture(scope="module")
 def report():
-    out = subprocess.run([sys.executable, "-m", "mishran.ddp_demo", "--steps", str(STEPS), "--accum", str(ACCUM),
+    out = subprocess.run([sys.executable, "-m", "mishran.engines.ddp", "--steps", str(STEPS), "--accum", str(ACCUM),
                           "--micro", str(MICRO)], capture_output=True, text=True, timeout=180, check=False)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -39,7 +39,7 @@ def test_never_syncing_lets_the_ranks_drift_apart(report):
 
 
 def test_run_rejects_nonsense():
-    from mishran.ddp_demo import run
+    from mishran.engines.ddp import run
     with pytest.raises(ValueError):
         run(steps=0)
 
@@ -59,7 +59,7 @@ def test_token_weighting_needs_the_world_size_factor(report):
 
 
 def test_token_masks_really_vary_and_match_the_single_process_reference():
-    from mishran.ddp_demo import global_batches, single_gradients, token_masks
+    from mishran.engines.ddp import global_batches, single_gradients, token_masks
     masks = token_masks(3, 4, 8, 2)
     assert len(masks) == 3 and all(m.shape == (64, 1) for m in masks)
     counts = {int(m[i:i + 8].sum()) for m in masks for i in range(0, 64, 8)}
@@ -67,7 +67,7 @@ def test_token_masks_really_vary_and_match_the_single_process_reference():
     # the reference gradient, by hand: weighted mean of squared errors over all valid samples of step 1
     import torch
 
-    from mishran.ddp_demo import _new_model
+    from mishran.engines.ddp import _new_model
     (x, y), m = global_batches(3, 4, 8, 2)[0], masks[0]
     model = _new_model()
     loss = ((model(x) - y) ** 2 * m).sum() / m.sum()
@@ -82,7 +82,8 @@ def test_run_retries_once_on_a_new_store_when_a_worker_dies(monkeypatch):
     """The first spawn fails as a SIGABRT'd worker would; run() tries again, with a new store, and says so."""
     import torch.multiprocessing as mp
 
-    from mishran import ddp_demo, processes
+    from mishran.engines import ddp as ddp_demo
+    from mishran.engines import gloo_workers as processes
     calls = []
 
     def fake_spawn(fn, args, nprocs, join):
@@ -100,7 +101,8 @@ def test_run_retries_once_on_a_new_store_when_a_worker_dies(monkeypatch):
 
 
 def test_run_gives_up_after_the_second_failure(monkeypatch):
-    from mishran import ddp_demo, processes
+    from mishran.engines import ddp as ddp_demo
+    from mishran.engines import gloo_workers as processes
 
     def always_fails(fn, args, nprocs, join):
         raise RuntimeError("connectFullMesh failed")
@@ -120,7 +122,7 @@ def stress(runs: int, env=None, log=None, busy=True):
     failures = []
     try:
         for i in range(runs):
-            out = subprocess.run([sys.executable, "-m", "mishran.ddp_demo", "--steps", "1", "--accum", "2",
+            out = subprocess.run([sys.executable, "-m", "mishran.engines.ddp", "--steps", "1", "--accum", "2",
                                   "--micro", "4"], capture_output=True, text=True, timeout=600, env=env, check=False)
             attempts = json.loads(out.stdout.strip().splitlines()[-1])["attempts"] if out.returncode == 0 else None
             bad = out.returncode != 0 or attempts != 1 or "terminate called" in out.stderr

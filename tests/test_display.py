@@ -1,4 +1,4 @@
-"""mishran.display: HTML tables keep their cells (Bengali included) and source is shown whole and coloured."""
+"""mishran.lab.display: HTML tables keep their cells (Bengali included) and source is shown whole and coloured."""
 import html
 import inspect
 import subprocess
@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from mishran import display
+from mishran.lab import display
 
 
 class _Cells(HTMLParser):
@@ -134,7 +134,8 @@ def test_a_missing_marker_is_a_clear_error_not_a_wrong_excerpt(where):
 
 
 def test_display_imports_no_plotting_or_widgets():
-    code = ("import sys, mishran.display; "
-            "bad = [m for m in ('matplotlib', 'ipywidgets', 'mishran.plots', 'mishran.widgets') if m in sys.modules];"
+    code = ("import sys, mishran.lab.display; "
+            "bad = [m for m in ('matplotlib', 'ipywidgets', 'mishran.lab.figures', 'mishran.lab.widgets') "
+            "if m in sys.modules];"
             " sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -2,6 +2,7 @@
 every name a lesson imports from mishran is in its module's __all__ (so this rule sees it)."""
 import ast
 import importlib
+import importlib.util
 import inspect
 import json
 from collections import defaultdict
@@ -10,13 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE = ["mishran.formats", "mishran.scaling", "mishran.train", "mishran.data", "mishran.models", "mishran.ds",
-        "mishran.ds_config", "mishran.util", "mishran.exercises.core", "mishran.exercises.lesson01",
-        "mishran.exercises.lesson02", "mishran.exercises.lesson03", "mishran.exercises.lesson04",
-        "mishran.exercises.lesson05", "mishran.hardware", "mishran.simulation", "mishran.plots", "mishran.figures",
-        "mishran.figure_inputs", "mishran.widgets",
-        "mishran.fp8", "mishran.quantize", "mishran.ddp_demo", "mishran.comm_precision", "mishran.fsdp",
-        "mishran.exercises.lesson09"]
+# every module of the package, found on disk (sub-packages' __init__ files hold a docstring only)
+CORE = sorted("mishran." + ".".join(p.relative_to(ROOT / "src" / "mishran").with_suffix("").parts)
+              for p in (ROOT / "src" / "mishran").rglob("*.py")
+              if p.name not in ("__init__.py", "__main__.py"))
 
 
 def _public(module):
@@ -71,6 +69,10 @@ def test_every_public_function_and_class_is_in_all(module_name):
     assert not missing, f"{module_name}: not in __all__: {missing}"
 
 
+def _is_package(name: str) -> bool:
+    return hasattr(importlib.import_module(name), "__path__")
+
+
 def _mishran_names(sources) -> dict:
     """{module: {name}} for every `from mishran.X import a` and every `X.a` after `from mishran import X` or
     `import mishran.X as X` in these code texts (one notebook: an import in one cell serves the next ones)."""
@@ -81,10 +83,12 @@ def _mishran_names(sources) -> dict:
         trees.append(ast.parse("\n".join(lines)))
     found, modules = defaultdict(set), {}
     for node in (n for tree in trees for n in ast.walk(tree)):
-        if isinstance(node, ast.ImportFrom) and node.module == "mishran":
-            modules.update({a.asname or a.name: f"mishran.{a.name}" for a in node.names})
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mishran."):
-            found[node.module].update(a.name for a in node.names)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "mishran":
+            for a in node.names:                         # a module of a (sub-)package, or a name of a module
+                if importlib.util.find_spec(f"{node.module}.{a.name}") if _is_package(node.module) else False:
+                    modules[a.asname or a.name] = f"{node.module}.{a.name}"
+                else:
+                    found[node.module].add(a.name)
         elif isinstance(node, ast.Import):
             modules.update({a.asname: a.name for a in node.names if a.asname and a.name.startswith("mishran.")})
     for node in (n for tree in trees for n in ast.walk(tree)):
@@ -109,11 +113,15 @@ LESSON_NAMES = _lesson_names()
 
 
 def test_the_lesson_scan_finds_both_spellings():
-    found = _mishran_names(["from mishran.plots import (a,\n  b)\n%matplotlib inline", "from mishran import fp8 as f",
-                            "import mishran.ds as ds\n!ls", "f.scaled_matmul(x); ds.engine_step(); fp8.not_this()"])
-    assert found == {"mishran.plots": {"a", "b"}, "mishran.fp8": {"scaled_matmul"}, "mishran.ds": {"engine_step"}}
-    assert {"draw_timeline", "loss_curves_figure"} <= set(LESSON_NAMES["mishran.plots"])
-    assert "loss_scale_simulator" in LESSON_NAMES["mishran.widgets"] and "time_mode" in LESSON_NAMES["mishran.bench"]
+    found = _mishran_names(["from mishran.lab.figures import (a,\n  b)\n%matplotlib inline",
+                            "from mishran.numerics import fp8 as f",
+                            "import mishran.engines.deepspeed_engine as ds\n!ls",
+                            "f.scaled_matmul(x); ds.engine_step(); fp8.not_this()"])
+    assert found == {"mishran.lab.figures": {"a", "b"}, "mishran.numerics.fp8": {"scaled_matmul"},
+                     "mishran.engines.deepspeed_engine": {"engine_step"}}
+    assert {"draw_timeline", "loss_curves_figure"} <= set(LESSON_NAMES["mishran.lab.figures"])
+    assert "loss_scale_simulator" in LESSON_NAMES["mishran.lab.widgets"]
+    assert "time_mode" in LESSON_NAMES["mishran.measure.bench"]
 
 
 @pytest.mark.parametrize("module_name", sorted(LESSON_NAMES))

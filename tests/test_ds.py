@@ -1,4 +1,5 @@
-"""mishran.ds and mishran.ds_train: DeepSpeed in a notebook, checked on the CPU (BF16, gloo) in seconds.
+"""mishran.engines.deepspeed_engine and mishran.engines.multi_gpu: DeepSpeed in a notebook,
+checked on the CPU (BF16, gloo) in seconds.
 
 FP16 cannot run on DeepSpeed's CPU accelerator, so the FP16 tests tell that accelerator it may (a test-only patch)
 and run DeepSpeed's real FP16 optimizers on a tiny MLP; the CUDA memory test runs only where there is a GPU.
@@ -14,10 +15,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from mishran import ds, ds_config
 from mishran.data import CharDataset
-from mishran.models import MLP, GPTConfig, TinyGPT
-from mishran.scaling import DeepSpeedLossScaler, simulate
+from mishran.engines import deepspeed_config as ds_config
+from mishran.engines import deepspeed_engine as ds
+from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.models.mlp import MLP
+from mishran.numerics.scaling import DeepSpeedLossScaler, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA = torch.cuda.is_available()
@@ -361,8 +364,8 @@ def test_fp16_zero_1_sums_in_fp16_by_default_and_in_fp32_with_the_course_config(
                                           config={key: v for key, v in cfg.items() if key not in dropped})
         g = torch.Generator().manual_seed(0)
         batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(k)]
-        from mishran import ds_numerics
-        errors[name] = ds_numerics.accumulation_error(engine, batches)
+        from mishran.measure import deepspeed_numerics
+        errors[name] = deepspeed_numerics.accumulation_error(engine, batches)
         ds.release(engine)
     assert errors["course"]["accumulate_dtype"] == torch.float32 and errors["course"]["error"] < 1e-6
     assert errors["default"]["accumulate_dtype"] == torch.float16 and errors["default"]["error"] > 1e-4
@@ -371,13 +374,13 @@ def test_fp16_zero_1_sums_in_fp16_by_default_and_in_fp32_with_the_course_config(
 # ---------------------------------------------------------------- where the micro-gradients are summed
 
 def _accumulation(data, cfg, k, dropped=()):
-    """ds_numerics.accumulation_error for a tiny TinyGPT under cfg (keys in `dropped` removed first)."""
-    from mishran import ds_numerics
+    """deepspeed_numerics.accumulation_error for a tiny TinyGPT under cfg (keys in `dropped` removed first)."""
+    from mishran.measure import deepspeed_numerics
     cfg = {key: value for key, value in cfg.items() if key not in dropped}
     engine = ds.initialize(_gpt(data), cfg)
     g = torch.Generator().manual_seed(0)
     batches = [data.get_batch("train", 4, 32, device=engine.device, generator=g) for _ in range(k)]
-    return ds_numerics.accumulation_error(engine, batches)
+    return deepspeed_numerics.accumulation_error(engine, batches)
 
 
 def test_bf16_micro_gradients_are_summed_in_fp32_by_the_course_config_and_in_bf16_at_zero_0(data):
@@ -412,7 +415,7 @@ def test_an_earlier_torch_autocast_engine_makes_deepspeed_reduce_fp16_sums_in_fp
     FP32 sum, ~2e-4); through ds.initialize, which forgets it first, the sum stays in FP32's own rounding."""
     import deepspeed
 
-    from mishran import ds_numerics
+    from mishran.measure import deepspeed_numerics
     k = 4
     cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=k, capability=(7, 5),
                                       fp16_options={"initial_scale_power": 8})
@@ -421,7 +424,7 @@ def test_an_earlier_torch_autocast_engine_makes_deepspeed_reduce_fp16_sums_in_fp
     def measured(engine):
         g = torch.Generator().manual_seed(0)
         batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(k)]
-        return ds_numerics.accumulation_error(engine, batches)["error"]
+        return deepspeed_numerics.accumulation_error(engine, batches)["error"]
 
     _torch_autocast_engine_once(data)
     model = _gpt(data)
@@ -455,26 +458,26 @@ def test_deepspeed_itself_refuses_fp32_sums_at_zero_stage_0(data):
 
 
 def test_accumulation_error_wants_one_optimizer_step_of_micro_batches(data):
-    from mishran import ds_numerics
+    from mishran.measure import deepspeed_numerics
     engine = ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, accumulation_steps=2, device="cpu"))
     with pytest.raises(ValueError, match="exactly gradient_accumulation_steps micro-batches"):
-        ds_numerics.accumulation_error(engine, [data.get_batch("train", 4, 32)] * 3)
+        deepspeed_numerics.accumulation_error(engine, [data.get_batch("train", 4, 32)] * 3)
 
 
 def test_accumulation_errors_measures_several_k_on_one_engine(data):
     """k set with DeepSpeed's engine.set_train_batch_size, largest first: one optimizer step each, each boundary
     where the engine's micro-step count says it is."""
-    from mishran import ds_numerics
+    from mishran.measure import deepspeed_numerics
     cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=16, precision="bf16", device="cpu")
     engine = ds.initialize(_gpt(data), cfg)
     g = torch.Generator().manual_seed(0)
     batches = [data.get_batch("train", 4, 32, generator=g) for _ in range(16)]
-    got = ds_numerics.accumulation_errors(engine, batches, (4, 16))
+    got = deepspeed_numerics.accumulation_errors(engine, batches, (4, 16))
     assert list(got) == [16, 4] and [r["k"] for r in got.values()] == [16, 4]
     assert engine.global_steps == 2 and engine.micro_steps == 20 and engine.gradient_accumulation_steps() == 4
     assert all(r["error"] < 1e-6 for r in got.values())
     with pytest.raises(ValueError, match="each k must divide the larger ones"):
-        ds_numerics.accumulation_errors(engine, batches, (3,))                # 20 micro-steps: 3 is off the boundary
+        deepspeed_numerics.accumulation_errors(engine, batches, (3,))  # 20 micro-steps: 3 is off the boundary
 
 
 def test_initialize_keeps_the_bf16_optimizers_memory_report_off(data, capfd):
@@ -509,24 +512,25 @@ def test_deepspeeds_own_loss_scaler_writes_the_lines_our_policy_writes():
 def test_a_16_bit_engine_runs_layernorm_softmax_and_loss_in_16_bit_unless_the_model_upcasts(data):
     """No autocast in a BF16 engine: every op of OneBlockLM runs in BF16, the loss too; with upcast=True (as TinyGPT
     upcasts its logits) LayerNorm, softmax and the loss run in FP32, and the loss moves far less from FP64."""
-    from mishran import ds_numerics
+    from mishran.measure import deepspeed_numerics
+    from mishran.models import one_block
     g = torch.Generator().manual_seed(0)
     batches = [data.get_batch("train", 8, 32, generator=g) for _ in range(4)]
-    reference = ds_numerics.fp64_reference(ds_numerics.OneBlockLM(data.vocab_size, n_embd=32), batches)
+    reference = deepspeed_numerics.fp64_reference(one_block.OneBlockLM(data.vocab_size, n_embd=32), batches)
     cfg = ds_config.config_for_device(micro_batch=8, precision="bf16", device="cpu")
     got = {}
     for upcast in (False, True):
-        engine = ds.initialize(ds_numerics.OneBlockLM(data.vocab_size, n_embd=32, upcast=upcast), cfg)
+        engine = ds.initialize(one_block.OneBlockLM(data.vocab_size, n_embd=32, upcast=upcast), cfg)
         device_batches = [(x.to(engine.device), y.to(engine.device)) for x, y in batches]
-        got[upcast] = ds_numerics.compare_with_reference(engine, engine.module, device_batches, reference,
+        got[upcast] = deepspeed_numerics.compare_with_reference(engine, engine.module, device_batches, reference,
                                                          backward=engine.backward)
     assert set(got[False]["dtypes"].values()) == {torch.bfloat16}
     assert got[True]["dtypes"] == {"LayerNorm": torch.float32, "softmax": torch.float32, "logits": torch.bfloat16,
                                    "loss": torch.float32}
     assert got[False]["loss_error"] > 10 * got[True]["loss_error"]
     assert 0 < got[True]["grad_error"] < 0.05 and 0 < got[False]["grad_error"] < 0.05
-    plain = ds_numerics.OneBlockLM(data.vocab_size, n_embd=32)                 # FP32, loss only (as for FP16)
-    loss_only = ds_numerics.compare_with_reference(plain, plain, batches, reference, gradients=False)
+    plain = one_block.OneBlockLM(data.vocab_size, n_embd=32)                 # FP32, loss only (as for FP16)
+    loss_only = deepspeed_numerics.compare_with_reference(plain, plain, batches, reference, gradients=False)
     assert loss_only["grad_error"] is None and all(p.grad is None for p in plain.parameters())
     assert loss_only["dtypes"]["loss"] == torch.float32 and loss_only["loss_error"] < 1e-5
 
@@ -582,7 +586,8 @@ def test_engine_step_is_the_micro_step_loop_written_out(data, exact_attention):
 @pytest.mark.parametrize("asked", ["auto", "fp32"])
 def test_ds_train_decides_precision_once_and_steps_through_engine_step(monkeypatch, asked):
     """The name it reports is the one its config enables, and every optimizer step is one ds.engine_step."""
-    from mishran import ds_train, precision
+    from mishran import precision
+    from mishran.engines import multi_gpu as ds_train
     calls, real = [], ds.engine_step
     monkeypatch.setattr(ds, "engine_step", lambda engine, batches: calls.append(len(batches)) or real(engine, batches))
     result = ds_train.run(steps=2, precision=asked, cpu=not CUDA)
@@ -592,7 +597,8 @@ def test_ds_train_decides_precision_once_and_steps_through_engine_step(monkeypat
 
 
 def test_ds_train_offers_every_precision_name():
-    from mishran import ds_train, precision
+    from mishran import precision
+    from mishran.engines import multi_gpu as ds_train
     for name in ("auto", *precision.NAMES):
         assert ds_train.parse_args(["--precision", name]).precision == name
 
@@ -602,8 +608,8 @@ def test_ds_train_offers_every_precision_name():
 def test_ds_train_cpu_smoke_run_writes_valid_json_and_builds_no_ops(tmp_path, launch_module):
     ext = tmp_path / "torch_extensions"
     ext.mkdir()
-    result = launch_module("mishran.ds_train", ["--cpu", "--steps", "3", "--zero-stage", "1"], tmp_path / "result.json",
-                           extra_env={"TORCH_EXTENSIONS_DIR": str(ext)})
+    result = launch_module("mishran.engines.multi_gpu", ["--cpu", "--steps", "3", "--zero-stage", "1"],
+                           tmp_path / "result.json", extra_env={"TORCH_EXTENSIONS_DIR": str(ext)})
     assert result["world_size"] == 1 and result["zero_stage"] == 1 and result["precision"] == "bf16"
     assert "bf16" in result["config"] and "fp16" not in result["config"]
     assert len(result["losses"]) == 3 and all(math.isfinite(v) for v in result["losses"])
@@ -631,9 +637,10 @@ def test_a_changed_deepspeed_internal_gives_a_clear_error_not_an_attribute_error
 # ---------------------------------------------------------------- lesson 09: ZeRO-3 and FSDP2, one process and torchrun
 
 def _launch_ds_train(launch, folder, *args, ranks=1):
-    """`python -m mishran.ds_train --cpu --steps 2 ...`, one process or `ranks` under torchrun; rank 0's JSON."""
+    """`python -m mishran.engines.multi_gpu --cpu --steps 2 ...`, one process or `ranks` under torchrun;
+    rank 0's JSON."""
     out = folder / f"{'_'.join(a.strip('-') for a in args) or 'default'}_n{ranks}.json"
-    return launch("mishran.ds_train", ["--cpu", "--steps", "2", *args], out, ranks=ranks)
+    return launch("mishran.engines.multi_gpu", ["--cpu", "--steps", "2", *args], out, ranks=ranks)
 
 
 @pytest.fixture(scope="module")
@@ -711,7 +718,7 @@ def test_ds_train_zero3_under_torchrun_agrees_with_one_process(tmp_path, zero3_o
     (dict(engine="fsdp2", zero_stage=3), "zero_stage is for engine='deepspeed'"),
     (dict(engine="fsdp2", precision="fp16"), "fp16 is not supported")])
 def test_ds_train_refuses_what_fsdp2_cannot_do_before_starting(kwargs, phrase, monkeypatch):
-    from mishran import ds_train
+    from mishran.engines import multi_gpu as ds_train
 
     def no_start(cpu):
         raise AssertionError("should have been refused before the process group")
@@ -722,7 +729,7 @@ def test_ds_train_refuses_what_fsdp2_cannot_do_before_starting(kwargs, phrase, m
 
 
 def test_ds_train_command_line_offers_zero3_and_fsdp2():
-    from mishran import ds_train
+    from mishran.engines import multi_gpu as ds_train
     args = ds_train.parse_args(["--zero-stage", "3", "--engine", "fsdp2"])
     assert args.zero_stage == 3 and args.engine == "fsdp2"
     assert ds_train.parse_args([]).engine == "deepspeed"
@@ -744,7 +751,7 @@ def test_ds_train_fsdp2_follows_deepspeed_step_for_step_in_fp32():
     gradient clipping (DeepSpeed clips at its default norm 1.0 when the config names none; without copying that,
     the FSDP2 losses drift from the third step on, by 1e-3 at the eighth). They agree to the rounding of the sums
     (bit for bit in one thread; threads may add in another order)."""
-    from mishran import ds_train
+    from mishran.engines import multi_gpu as ds_train
     deepspeed_run = ds_train.run(zero_stage=0, steps=8, precision="fp32", cpu=not CUDA)
     fsdp2_run = ds_train.run(engine="fsdp2", steps=8, precision="fp32", cpu=not CUDA)
     assert fsdp2_run["config"]["gradient_clipping"] == 1.0 and fsdp2_run["engine"] == "fsdp2"

@@ -1,4 +1,5 @@
-"""mishran.ds_config: DeepSpeed configs built and checked before DeepSpeed sees them, and the ZeRO arithmetic.
+"""mishran.engines.deepspeed_config: DeepSpeed configs built and checked before DeepSpeed sees them,
+and the ZeRO arithmetic.
 
 None of this needs DeepSpeed, except cpu_supports_fp16(), which asks DeepSpeed's own CPU accelerator, and the
 child Python that checks DeepSpeed's accelerator warning.
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from mishran import ds_config, precision
+from mishran import precision
+from mishran.engines import deepspeed_config as ds_config
 
 BENGALI = set("অআইঈউএওকখগঘচছজঝটঠডঢণতথদধনপফবভমযরলশষসহ")
 
@@ -247,7 +249,7 @@ def test_zero_arithmetic_reproduces_the_papers_7_5b_example():
 
 
 def test_config_module_imports_neither_deepspeed_nor_plotting():
-    code = ("import sys, mishran.ds_config, mishran.ds; "
+    code = ("import sys, mishran.engines.deepspeed_config, mishran.engines.deepspeed_engine; "
             "bad = [m for m in ('matplotlib', 'ipywidgets', 'deepspeed') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -287,7 +289,7 @@ def test_no_accelerator_warning_when_the_package_imports_deepspeed_without_a_gpu
     env = {k: v for k, v in os.environ.items() if k != "DS_ACCELERATOR"}
     env.update(CUDA_VISIBLE_DEVICES="", PYTHONPATH=os.pathsep.join(
         p for p in (str(Path(__file__).resolve().parents[1] / "src"), env.get("PYTHONPATH", "")) if p))
-    code = ("from mishran import ds_config; ds_config.cpu_supports_fp16(); "
+    code = ("from mishran.engines import deepspeed_config as c; c.cpu_supports_fp16(); "
             "from deepspeed.accelerator import get_accelerator; print(get_accelerator().device_name())")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

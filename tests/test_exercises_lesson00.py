@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from mishran.exercises import lesson00 as l00
-from mishran.formats import FORMATS
+from mishran.numerics.formats import FORMATS
 
 
 def test_largest_model_is_the_hand_computed_one(capsys):

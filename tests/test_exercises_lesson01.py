@@ -6,9 +6,9 @@ import math
 import pytest
 import torch
 
-from mishran import formats
 from mishran.exercises import core
 from mishran.exercises import lesson01 as l01
+from mishran.numerics import formats
 
 
 def test_blank_answers_remind_and_do_not_fail(capsys):

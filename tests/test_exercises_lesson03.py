@@ -3,7 +3,7 @@ checks' references pass, each classic mistake is caught with a hint."""
 import torch
 
 from mishran.exercises import lesson03 as l03
-from mishran.models import MLP
+from mishran.models.mlp import MLP
 
 
 def _learner_amp_step(net, opt, grad_scaler, inputs, targets, device_type, dtype):

@@ -3,8 +3,8 @@ import math
 
 import torch
 
-from mishran import fp8
 from mishran.exercises import lesson07 as ex
+from mishran.numerics import fp8
 
 
 def test_blank_answers_give_a_reminder_not_an_error(capsys):

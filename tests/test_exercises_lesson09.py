@@ -2,8 +2,8 @@
 that does not name the answer, malformed answers get a message instead of an exception."""
 import pytest
 
-from mishran import comm_precision as cp
 from mishran.exercises import lesson09 as l09
+from mishran.numerics import communication as cp
 
 
 def test_lesson09_blank_answers_do_not_fail(capsys):

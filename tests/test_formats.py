@@ -1,11 +1,11 @@
-"""mishran.formats: specs derived from bits agree with torch; every bit pattern decodes as torch says."""
+"""mishran.numerics.formats: specs derived from bits agree with torch; every bit pattern decodes as torch says."""
 import math
 
 import pytest
 import torch
 
-from mishran import formats
-from mishran.formats import FORMATS, decode, decode_bits, encode, round_to
+from mishran.numerics import formats
+from mishran.numerics.formats import FORMATS, decode, decode_bits, encode, round_to
 
 TORCH_FORMATS = [n for n in FORMATS if formats.torch_dtype(n) is not None]
 

@@ -1,10 +1,10 @@
-"""mishran.fp8: the hand-written scaled FP8 matmul agrees with torch's own FP8 casts and torch._scaled_mm."""
+"""mishran.numerics.fp8: the hand-written scaled FP8 matmul agrees with torch's own FP8 casts and torch._scaled_mm."""
 import math
 
 import pytest
 import torch
 
-from mishran import fp8
+from mishran.numerics import fp8
 
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 DTYPES = {"fp8_e4m3": E4M3, "fp8_e5m2": E5M2}

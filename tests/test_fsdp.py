@@ -1,4 +1,4 @@
-"""mishran.fsdp: FSDP2 with four mixed precision policies on a real two-process gloo group (lesson 09).
+"""mishran.engines.fsdp: FSDP2 with four mixed precision policies on a real two-process gloo group (lesson 09).
 
 The oracles are independent of the code under test: TinyGPT's parameter count by hand, the bytes of a shard by
 the dtype's element size (FP32 4, BF16 2; AdamW keeps two moments), a single-process FP32 run of the same
@@ -14,7 +14,7 @@ import pytest
 import torch
 
 STEPS, WORLD, MICRO, ACCUM, LR = 3, 2, 4, 2, 1e-3
-V, T, C, L = 83, 32, 64, 2            # the course corpus has 83 characters; mishran.fsdp.MODEL's sizes
+V, T, C, L = 83, 32, 64, 2            # the course corpus has 83 characters; mishran.engines.fsdp.MODEL's sizes
 # TinyGPT by hand: tied embedding V·C, positions T·C, per block 2 LayerNorms (4C), qkv (3C² + 3C), proj (C² + C),
 # MLP (4C² + 4C and 4C² + C); final LayerNorm 2C
 PSI = V * C + T * C + L * (4 * C + 3 * C * C + 3 * C + C * C + C + 4 * C * C + 4 * C + 4 * C * C + C) + 2 * C
@@ -23,7 +23,7 @@ ELEMENT = {"fp32": 4, "bf16": 2}
 
 @pytest.fixture(scope="module")
 def report():
-    out = subprocess.run([sys.executable, "-m", "mishran.fsdp", "--world", str(WORLD), "--steps", str(STEPS),
+    out = subprocess.run([sys.executable, "-m", "mishran.engines.fsdp", "--world", str(WORLD), "--steps", str(STEPS),
                           "--micro", str(MICRO), "--accum", str(ACCUM)],
                          capture_output=True, text=True, timeout=180, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -104,7 +104,7 @@ def test_bf16_weights_without_a_master_lose_small_updates(report):
 def test_mp_policy_builds_torchs_policy():
     from torch.distributed.fsdp import MixedPrecisionPolicy
 
-    from mishran.fsdp import POLICIES, mp_policy
+    from mishran.engines.fsdp import POLICIES, mp_policy
     assert mp_policy("fp32") is None
     assert mp_policy("bf16") == MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     assert mp_policy("bf16_reduce") == MixedPrecisionPolicy(param_dtype=torch.bfloat16,
@@ -121,7 +121,7 @@ def test_mp_policy_builds_torchs_policy():
     (dict(policies=()), "non-empty"), (dict(policies=("bf16", "bf16")), "duplicate"),
     (dict(policies=None), "non-empty"), (dict(policies="fp32,fp64"), "unknown policy")])
 def test_run_rejects_bad_input_before_starting_processes(kwargs, phrase, monkeypatch):
-    from mishran import fsdp
+    from mishran.engines import fsdp
 
     def no_spawn(*args, **kw):
         raise AssertionError("should have been refused before spawning")
@@ -132,8 +132,8 @@ def test_run_rejects_bad_input_before_starting_processes(kwargs, phrase, monkeyp
 
 
 def test_shard_model_and_gradient_sync_refuse_the_wrong_things():
-    from mishran.fsdp import gradient_sync, mp_policy, shard_model
-    from mishran.models import GPTConfig, TinyGPT
+    from mishran.engines.fsdp import gradient_sync, mp_policy, shard_model
+    from mishran.models.gpt import GPTConfig, TinyGPT
     with pytest.raises(ValueError, match="unknown policy"):
         mp_policy("fp16")
     with pytest.raises(TypeError, match="transformer.h"):
@@ -155,10 +155,10 @@ def test_a_one_rank_world_shards_and_trains_in_this_process():
     from torch.distributed.device_mesh import init_device_mesh
 
     from mishran import precision
-    from mishran.fsdp import gradient_sync, shard_model
-    from mishran.models import GPTConfig, TinyGPT
-    from mishran.train import amp_step
-    from mishran.util import free_port
+    from mishran.engines.amp import amp_step
+    from mishran.engines.fsdp import gradient_sync, shard_model
+    from mishran.engines.gloo_workers import free_port
+    from mishran.models.gpt import GPTConfig, TinyGPT
     if not torch.distributed.is_initialized():
         store = torch.distributed.TCPStore("127.0.0.1", free_port(), 1, is_master=True)
         torch.distributed.init_process_group("gloo", store=store, rank=0, world_size=1)
@@ -181,8 +181,8 @@ def test_a_one_rank_world_shards_and_trains_in_this_process():
 
 def test_real_gloo_allreduce_equals_the_ring_simulation_bit_for_bit(report):
     """Two real processes add the same sample with gloo's allreduce: the one-CPU ring simulation of
-    mishran.comm_precision (lesson 09, part 3) must give the very same bits, in BF16 and FP32, and BF16's error must
-    be BF16-sized."""
+    mishran.numerics.communication (lesson 09, part 3) must give the very same bits, in BF16 and FP32,
+    and BF16's error must be BF16-sized."""
     real = report["real_reduce"]
     assert real["world"] == WORLD and real["bf16_matches_simulation"] and real["fp32_matches_simulation"]
     assert 1e-4 < real["bf16_error"] < 1e-2 and real["fp32_error"] < 1e-6

@@ -32,42 +32,29 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import mishran  # noqa: E402
-from mishran import (  # noqa: E402
-    bench,
-    bench_model,
-    capstone,
-    capstone_check,
-    comm_precision,
-    data,
-    ddp_demo,
-    display,
-    ds,
-    ds_config,
-    ds_numerics,
-    ds_process,
-    ds_train,
-    figure_inputs,
-    figures,
-    formats,
-    fp8,
-    fsdp,
-    hardware,
-    literature,
-    memory,
-    metrics,
-    models,
-    plots,
-    precision,
-    processes,
-    quantize,
-    scaling,
-    simulation,
-    speed,
-    train,
-    util,
-    widgets,
-)
+from mishran import checks, data, hardware, precision, versions
+from mishran import older_gpu_guard as simulation
+from mishran.capstone import check as capstone_check
+from mishran.capstone import evaluation, literature
+from mishran.capstone import training as capstone
+from mishran.engines import amp, fsdp, model_states
+from mishran.engines import amp as train
+from mishran.engines import ddp as ddp_demo
+from mishran.engines import deepspeed_config as ds_config
+from mishran.engines import deepspeed_engine as ds
+from mishran.engines import deepspeed_engine as ds_process
+from mishran.engines import gloo_workers as processes
+from mishran.engines import multi_gpu as ds_train
 from mishran.exercises import lesson01, lesson02, lesson03, lesson04, lesson05  # noqa: E402
+from mishran.lab import display, figures, widgets
+from mishran.lab import figures as figure_inputs
+from mishran.lab import figures as plots
+from mishran.measure import bench, deepspeed_numerics, flops, memory, profiler
+from mishran.models import gpt, mlp, one_block, reference
+from mishran.models import reference as bench_model
+from mishran.numerics import communication as comm_precision
+from mishran.numerics import formats, fp8, scaling
+from mishran.numerics import int8 as quantize
 
 BENGALI = re.compile(r"[\u0980-\u09FF]")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
@@ -86,7 +73,7 @@ ODD_FIGURES = [0, -1, 2, 2 ** 2000, -(2 ** 2000), 0.5, 1e308, math.inf, math.nan
 ODD_STEP = [0, -1, 2 ** 2000, 0.5, math.inf, math.nan, True, None, "abc", [], object(), torch.tensor([1.0, 2.0])]
 # The helpers that run (and time) whole training steps, build an engine or a model per call: ODD_STEP for them.
 MEASURED = {"memory.measure_step", "ds.initialize", "bench.run", "bench.time_mode", "bench.compare_loop",
-            "speed.profile_step", "speed.vocab_sweep", "capstone.run", "metrics.heldout_bpc"}
+            "profiler.profile_step", "profiler.vocab_sweep", "capstone.run", "evaluation.heldout_bpc"}
 
 # A clear error: the course's own classes, or ValueError/TypeError.
 ALLOWED = (ValueError, TypeError, scaling.LossScaleAtMinimumError)
@@ -183,16 +170,16 @@ CORE_CALLS = [
     ("precision.dtype_of", precision.dtype_of, ("fp16",)),
     ("precision.name_of", precision.name_of, (torch.bfloat16,)),
     ("precision.needs_loss_scaling", precision.needs_loss_scaling, (torch.float16,)),
-    ("util.device_type", util.device_type, ("cuda:0",)),
+    ("checks.device_type", checks.device_type, ("cuda:0",)),
     ("precision.ds_block", precision.ds_block, ("fp16",)),
     ("precision.from_ds_config", precision.from_ds_config, ({"bf16": {"enabled": True}},)),
     ("ds_config.config_for_device", ds_config.config_for_device, (4, 2, 1),
      {"zero_stage": 1, "precision": "bf16", "device": "cpu", "lr": 1e-3, "gradient_clipping": 1.0}),
     ("ds_config.validate_config", ds_config.validate_config, ({"train_batch_size": 8}, 1, "cpu")),
     ("ds_config.zero_model_state_bytes", ds_config.zero_model_state_bytes, (1000, 2, 4)),
-    ("util.positive_int", util.positive_int, (3, "n")),
-    ("util.parse_version", util.parse_version, ("2.11.0+cu130",)),
-    ("util.version_at_least", util.version_at_least, ("3.11.2", "3.11")),
+    ("checks.positive_int", checks.positive_int, (3, "n")),
+    ("versions.parse_version", versions.parse_version, ("2.11.0+cu130",)),
+    ("versions.version_at_least", versions.version_at_least, ("3.11.2", "3.11")),
     ("train.TrainConfig", train.TrainConfig, (), {"precision": "bf16", "steps": 2, "accumulation_steps": 1,
                                                   "clip_norm": 1.0, "log_every": 0}),
     ("precision.grad_scaler", precision.grad_scaler, ("cpu", "fp16")),
@@ -200,9 +187,9 @@ CORE_CALLS = [
     ("data.synthetic_regression", data.synthetic_regression, (16, 4, 0, 0.05)),
     ("data.CharTokenizer.decode", data.CharTokenizer("অআ").decode, ([0, 1],)),
     ("data.CharTokenizer.encode", data.CharTokenizer("অআ").encode, ("অ",)),
-    ("models.GPTConfig", models.GPTConfig, (), {"vocab_size": 8, "block_size": 8, "n_layer": 1, "n_head": 2,
+    ("gpt.GPTConfig", gpt.GPTConfig, (), {"vocab_size": 8, "block_size": 8, "n_layer": 1, "n_head": 2,
                                                "n_embd": 8}),
-    ("models.MLP", models.MLP, (4, 8, 1), {"n_layers": 2, "seed": 0}),
+    ("mlp.MLP", mlp.MLP, (4, 8, 1), {"n_layers": 2, "seed": 0}),
 ]
 
 
@@ -215,7 +202,7 @@ def test_core_helpers_refuse_odd_arguments_clearly(call):
 def test_dataset_batches_and_generation_refuse_odd_arguments_clearly():
     dataset = data.CharDataset("অআইঈউঊ" * 50)
     _fuzz("CharDataset.get_batch", dataset.get_batch, ("train", 2, 8))
-    model = models.TinyGPT(models.GPTConfig(vocab_size=dataset.vocab_size, block_size=8, n_layer=1, n_head=2,
+    model = gpt.TinyGPT(gpt.GPTConfig(vocab_size=dataset.vocab_size, block_size=8, n_layer=1, n_head=2,
                                             n_embd=8), seed=0).eval()
     start = torch.zeros(1, 1, dtype=torch.long)
     # max_new_tokens = 2**2000 is refused (MAX_NEW_TOKENS), not a loop that never ends
@@ -295,7 +282,7 @@ def test_the_issue_examples():
 # ---- every public callable of hardware, simulation, widgets, data, models, plots/figures, scaling, fp8, quantize,
 # ---- ddp_demo: (name, callable, args, kwargs[, extra allowed error classes])
 TEXT = "অআইঈউঊ" * 50
-CONFIG = models.GPTConfig(vocab_size=6, block_size=8, n_layer=1, n_head=2, n_embd=8)
+CONFIG = gpt.GPTConfig(vocab_size=6, block_size=8, n_layer=1, n_head=2, n_embd=8)
 IDX = torch.zeros(2, 4, dtype=torch.long)
 X8 = torch.randn(2, 4, 8)
 MAT = torch.tensor([[1.0, -2.0], [0.5, 4.0]])
@@ -317,7 +304,7 @@ AX = Fresh(lambda: plt.subplots()[1])
 
 
 def _tiny_gpt():
-    return models.TinyGPT(CONFIG, seed=0).eval()
+    return gpt.TinyGPT(CONFIG, seed=0).eval()
 
 
 def _mse(out, y):
@@ -378,8 +365,7 @@ OWN_CALLS = [
     ("hardware.supports", hardware.supports, ("bf16", "cpu")),
     ("hardware.use_tf32", _restoring_tf32, (True, "cpu")),
     ("hardware.device_name", hardware.device_name, ("cpu",)),
-    ("hardware.recommended_amp_dtype", hardware.recommended_amp_dtype, ("cpu", None)),
-    ("hardware.recommended_amp_dtype(capability)", hardware.recommended_amp_dtype, (None, (7, 5))),
+    ("precision.for_device(capability)", precision.for_device, (None, (7, 5))),
     ("hardware.device_report", hardware.device_report, ("cpu",)),
     ("hardware.DeviceReport", hardware.DeviceReport,
      ("cpu", "CPU", None, 0, None, False, True, False, False, None, False, "2.13", None, None, torch.bfloat16)),
@@ -405,16 +391,16 @@ OWN_CALLS = [
     ("data.CharTokenizer", data.CharTokenizer, ("অআ",)),
     ("data.CharDataset", data.CharDataset, (TEXT, 0.1, None)),
     # models
-    ("models.MLP.forward", models.MLP(4, 8, 1, seed=0).forward, (torch.randn(3, 4),)),
-    ("models.CausalSelfAttention", models.CausalSelfAttention, (CONFIG,)),
-    ("models.CausalSelfAttention.forward", models.CausalSelfAttention(CONFIG).forward, (X8,)),
-    ("models.FeedForward", models.FeedForward, (CONFIG,)),
-    ("models.FeedForward.forward", models.FeedForward(CONFIG).forward, (X8,)),
-    ("models.Block", models.Block, (CONFIG,)),
-    ("models.Block.forward", models.Block(CONFIG).forward, (X8,)),
-    ("models.TinyGPT", models.TinyGPT, (CONFIG, 0)),
-    ("models.TinyGPT.forward", _tiny_gpt().forward, (IDX, IDX)),
-    ("models.TinyGPT.generate", _tiny_gpt().generate, (IDX, 2, 1.0, 3, None)),
+    ("mlp.MLP.forward", mlp.MLP(4, 8, 1, seed=0).forward, (torch.randn(3, 4),)),
+    ("gpt.CausalSelfAttention", gpt.CausalSelfAttention, (CONFIG,)),
+    ("gpt.CausalSelfAttention.forward", gpt.CausalSelfAttention(CONFIG).forward, (X8,)),
+    ("gpt.FeedForward", gpt.FeedForward, (CONFIG,)),
+    ("gpt.FeedForward.forward", gpt.FeedForward(CONFIG).forward, (X8,)),
+    ("gpt.Block", gpt.Block, (CONFIG,)),
+    ("gpt.Block.forward", gpt.Block(CONFIG).forward, (X8,)),
+    ("gpt.TinyGPT", gpt.TinyGPT, (CONFIG, 0)),
+    ("gpt.TinyGPT.forward", _tiny_gpt().forward, (IDX, IDX)),
+    ("gpt.TinyGPT.generate", _tiny_gpt().generate, (IDX, 2, 1.0, 3, None)),
     # scaling
     ("scaling.UnderflowReport", scaling.UnderflowReport, ("fp16", 1.0, 4, 1, 1, 1, 0, 1)),
     ("scaling.UnderflowReport.fraction", SWEEP["w"][0].fraction, ("normal",)),
@@ -439,7 +425,7 @@ OWN_CALLS = [
     ("quantize.dequantize", quantize.dequantize, (MAT, torch.tensor(10.0))),
     ("quantize.DynamicInt8Linear", quantize.DynamicInt8Linear, (torch.nn.Linear(2, 3),)),
     ("quantize.DynamicInt8Linear.forward", quantize.DynamicInt8Linear(torch.nn.Linear(2, 3)).forward, (MAT,)),
-    ("quantize.quantize_dynamic", quantize.quantize_dynamic, (Fresh(lambda: models.MLP(2, 4, 1, seed=0)), None,
+    ("quantize.quantize_dynamic", quantize.quantize_dynamic, (Fresh(lambda: mlp.MLP(2, 4, 1, seed=0)), None,
                                                               torch.qint8, False)),
     # ddp_demo (one process; run() up to where it would start the workers)
     ("ddp_demo.global_batches", ddp_demo.global_batches, (2, 2, 2, 2)),
@@ -484,7 +470,7 @@ OWN_CALLS = [
      ({"small": [{"step": 0, "bpc": 4.0, "train_bpc": 4.1}, {"step": 10, "bpc": 3.0, "train_bpc": 2.0}]}, "t")),
     ("figures.capstone_scale_figure", figures.capstone_scale_figure, ([65536.0, 32768.0, 32768.0], [1], 0, "t")),
     # other owners' learner-facing helpers
-    ("bench_model.ReferenceTransformer", bench.ReferenceTransformer, (2, 8, 8)),
+    ("bench_model.ReferenceTransformer", reference.ReferenceTransformer, (2, 8, 8)),
     ("train.train", train.train, (LINEAR, LINEAR_OPT, lambda: (torch.ones(2, 2), torch.ones(2, 1)),
                                   train.TrainConfig(steps=1)), {"scaler": None, "start_step": 0, "loss_fn": _mse,
                                                                  "lr_at": None}),
@@ -492,19 +478,19 @@ OWN_CALLS = [
     ("train.load_checkpoint", train.load_checkpoint, ("saved.pt", LINEAR, LINEAR_OPT),
      {"scaler": None, "generator": None, "restore_rng": False, "return_extra": False},
      (FileNotFoundError,)),
-    ("metrics.bits_per_char", metrics.bits_per_char, (10.0, 5)),
-    ("metrics.bigram_bpc", metrics.bigram_bpc, ([0, 1, 2, 1, 0, 5], [0, 1, 2], 6), {"alpha": 0.1}),
-    ("metrics.heldout_bpc", metrics.heldout_bpc, (Fresh(_tiny_gpt), IDS, 4),
+    ("evaluation.bits_per_char", evaluation.bits_per_char, (10.0, 5)),
+    ("evaluation.bigram_bpc", evaluation.bigram_bpc, ([0, 1, 2, 1, 0, 5], [0, 1, 2], 6), {"alpha": 0.1}),
+    ("evaluation.heldout_bpc", evaluation.heldout_bpc, (Fresh(_tiny_gpt), IDS, 4),
      {"device": "cpu", "precision": "bf16", "batch": 2, "max_chars": 10}),
-    ("metrics.sample", metrics.sample, (Fresh(_tiny_gpt), TOKENIZER, TEXT[:3]),
+    ("evaluation.sample", evaluation.sample, (Fresh(_tiny_gpt), TOKENIZER, TEXT[:3]),
      {"max_new_tokens": 3, "temperature": 0.8, "top_k": 2, "seed": 0, "device": "cpu"}),
-    ("metrics.vocabulary_share", metrics.vocabulary_share, ("অআ ইঈ উঊ অআ", TEXT)),
+    ("evaluation.vocabulary_share", evaluation.vocabulary_share, ("অআ ইঈ উঊ অআ", TEXT)),
     ("memory.measure_step", memory.measure_step, (Fresh(_tiny_gpt), (IDX, IDX)),
      {"mode": "fp32", "zero_stage": 0, "lr": 1e-3, "warmup": 0, "steps": 1}),
     ("memory.activation_bytes", memory.activation_bytes, (Fresh(_tiny_gpt), (IDX, IDX), "bf16")),
-    ("speed.time_matmul", speed.time_matmul, (8, 8, 8), {"dtype": torch.float32, "device": "cpu", "repeats": 2}),
-    ("speed.mfu", speed.mfu, (1e12, 0.5, 100.0)),
-    ("util.finite_float", util.finite_float, (1.5, "x"), {"minimum": 0, "positive": False}),
+    ("profiler.time_matmul", profiler.time_matmul, (8, 8, 8), {"dtype": torch.float32, "device": "cpu", "repeats": 2}),
+    ("flops.mfu", flops.mfu, (1e12, 0.5, 100.0)),
+    ("checks.finite_float", checks.finite_float, (1.5, "x"), {"minimum": 0, "positive": False}),
     ("precision.check", precision.check, ("fp16",), {"allow_auto": False}),
     ("ds_config.zero_model_state_bytes", ds_config.zero_model_state_bytes, (1000, 2),
      {"world_size": 4, "param_bytes": 2, "grad_bytes": 2, "optimizer_bytes": 12}),
@@ -515,14 +501,14 @@ OWN_CALLS = [
 # ---- ds_numerics, ds_train, precision, formats, util (small sizes: a good call takes milliseconds)
 PIECES = [literature.Piece("ক", i, f"খণ্ড {i}", TEXT[:40]) for i in range(4)]
 LIT = literature.LiteratureData(PIECES, 2, 1)
-SIZES = bench.BenchSizes(layers=1, d_model=8, batch=1, seq=4, vocab=8, steps=1, warmup=0)
+SIZES = reference.BenchSizes(layers=1, d_model=8, batch=1, seq=4, vocab=8, steps=1, warmup=0)
 RUN_FILES = sorted((Path(__file__).resolve().parent / "data" / "capstone").glob("*.json"))   # real tiny CPU runs
 RUNS = [capstone_check.load_run(p) for p in RUN_FILES]
 REPORT = hardware.device_report("cpu")
 ONES = (torch.ones(2, 2), torch.ones(2, 1))
 SCALER = precision.grad_scaler("cpu", "fp32")
-ONE_BLOCK = ds_numerics.OneBlockLM(6, 8)
-REFERENCE = ds_numerics.fp64_reference(ONE_BLOCK, [(IDX, IDX)])
+ONE_BLOCK = one_block.OneBlockLM(6, 8)
+REFERENCE = deepspeed_numerics.fp64_reference(ONE_BLOCK, [(IDX, IDX)])
 DS_CONFIG = ds_config.config_for_device(micro_batch=2, precision="bf16", device="cpu")
 CAPSTONE = dict(size="tiny", precision="fp32", micro_batch=1, accumulation_steps=1, zero_stage=None, steps=1,
                 lr=1e-3, dropout=0.0, clip_norm=1.0, seed=0, eval_every=1, eval_chars=8, warmup=0, device="cpu",
@@ -602,7 +588,7 @@ OWN_CALLS += [
     ("literature.split_by_work", literature.split_by_work, (PIECES, 2, 1)),
     ("literature.LiteratureData", literature.LiteratureData, (PIECES, 2, 1)),
     ("literature.LiteratureData.get_batch", LIT.get_batch, ("train", 2, 8)),
-    ("literature.BatchStream", lambda *a: literature.BatchStream(*a)(), (LIT, 2, 1, 8, 1, 0, 0)),
+    ("data.BatchStream", lambda *a: data.BatchStream(*a)(), (LIT, 2, 1, 8, 1, 0, 0)),
     # display
     ("display.table_html", display.table_html, ([[1, "অ"]], ["x", "y"], "c", True)),
     ("display.show_table", display.show_table, ([[1, "অ"]], ["x", "y"], "c", True)),
@@ -617,16 +603,16 @@ OWN_CALLS += [
     ("capstone.CapstoneConfig", capstone.CapstoneConfig, (), CAPSTONE),
     ("capstone.run", capstone.run, (capstone.CapstoneConfig(**CAPSTONE), LIT, False)),
     ("capstone.lr_schedule", capstone.lr_schedule, (capstone.CapstoneConfig(**CAPSTONE),)),
-    ("metrics.BestCheckpoint", metrics.BestCheckpoint, (2,)),
-    ("metrics.BestCheckpoint.update", metrics.BestCheckpoint().update, (LINEAR, 0, 2.5)),
-    ("metrics.BestCheckpoint.restore", metrics.BestCheckpoint().restore, (LINEAR,)),
-    ("metrics.BestCheckpoint.load_state_dict", metrics.BestCheckpoint().load_state_dict,
-     (metrics.BestCheckpoint().state_dict(),)),
+    ("evaluation.BestCheckpoint", evaluation.BestCheckpoint, (2,)),
+    ("evaluation.BestCheckpoint.update", evaluation.BestCheckpoint().update, (LINEAR, 0, 2.5)),
+    ("evaluation.BestCheckpoint.restore", evaluation.BestCheckpoint().restore, (LINEAR,)),
+    ("evaluation.BestCheckpoint.load_state_dict", evaluation.BestCheckpoint().load_state_dict,
+     (evaluation.BestCheckpoint().state_dict(),)),
     # metrics
-    ("metrics.flops_per_token", metrics.flops_per_token, (Fresh(_tiny_gpt),)),
-    ("metrics.peak_tflops_for", metrics.peak_tflops_for, ("NVIDIA H200", "bf16")),
-    ("metrics.mfu", metrics.mfu, (1000.0, 1e6, 989.0, 1)),
-    ("metrics.speed_figures", metrics.speed_figures, ([0.1, 0.1], 0, 64, 1000, "bf16", None, 1)),
+    ("flops.flops_per_token", flops.flops_per_token, (Fresh(_tiny_gpt),)),
+    ("flops.peak_tflops_for", flops.peak_tflops_for, ("NVIDIA H200", "bf16")),
+    ("flops.mfu", flops.mfu, (1000.0, 1e6, 989.0, 1)),
+    ("evaluation.speed_figures", evaluation.speed_figures, ([0.1, 0.1], 0, 64, 1000, "bf16", None, 1)),
     # train
     ("train.StepBookkeeper", train.StepBookkeeper, (LINEAR, SCALER, torch.device("cpu"), "fp32", 0)),
     ("train.StepBookkeeper.sync", train.StepBookkeeper(LINEAR, SCALER, torch.device("cpu"), "fp32", 0).sync, (0, 1)),
@@ -639,13 +625,13 @@ OWN_CALLS += [
     ("train.rng_state", train.rng_state, (None,)),
     ("train.set_rng_state", train.set_rng_state, (train.rng_state(), None)),
     # bench (a one-layer model, d_model 8, one step)
-    ("bench_model.BenchSizes", bench.BenchSizes, (1, 8, 1, 4, 8, 1, 0)),
-    ("bench_model.ReferenceTransformer.forward", bench.ReferenceTransformer(1, 8, 8).forward, (IDX, IDX)),
-    ("bench_model.count_parameters", bench.count_parameters, (SIZES,)),
-    ("bench_model.count_flops", bench.count_flops, (SIZES,)),
+    ("bench_model.BenchSizes", reference.BenchSizes, (1, 8, 1, 4, 8, 1, 0)),
+    ("bench_model.ReferenceTransformer.forward", reference.ReferenceTransformer(1, 8, 8).forward, (IDX, IDX)),
+    ("bench_model.count_parameters", reference.count_parameters, (SIZES,)),
+    ("bench_model.count_flops", reference.count_flops, (SIZES,)),
     ("bench_model.as_sizes", bench_model.as_sizes, (SIZES,)),
-    ("util.tensor_pairs", util.tensor_pairs, ([(IDX, IDX)],)),
-    ("util.each_pair", lambda mb: list(util.each_pair(mb)), ([(IDX, IDX)],)),   # a generator: drawn to the end
+    ("amp.tensor_pairs", amp.tensor_pairs, ([(IDX, IDX)],)),
+    ("amp.each_pair", lambda mb: list(amp.each_pair(mb)), ([(IDX, IDX)],)),   # a generator: drawn to the end
     ("capstone_check.load_run", capstone_check.load_run, (RUN_FILES[0],)),
     ("capstone_check.Run", capstone_check.Run, ("r.json", RUNS[0].data)),
     ("capstone_check.Part", capstone_check.Part, ("t", 1, 2, 3, ["x"])),
@@ -671,13 +657,13 @@ OWN_CALLS += [
     ("bench.compare_loop", bench.compare_loop, ("fp32", SIZES, "cpu", 1)),
     ("bench.run", bench.run, (SIZES, "cpu", ("fp32",), False, REPORT)),
     # speed
-    ("speed.categorize", speed.categorize, ("aten::mm", False)),
-    ("speed.profile_step", speed.profile_step, ("fp32", SIZES, "cpu", 1)),
-    ("speed.op_events", lambda fn, device: speed.op_events(fn, MAT, device=device), (torch.relu, "cpu")),
-    ("speed.fp8_matmul_share", speed.fp8_matmul_share, (SIZES,)),
-    ("speed.fp8_step_bound", speed.fp8_step_bound, (0.5, 0.5, 2.0)),
-    ("speed.vocab_sweep", speed.vocab_sweep, (SIZES, "cpu", (8, 7), "fp32")),
-    ("speed.reference_figures", speed.reference_figures, ("07",)),
+    ("profiler.categorize", profiler.categorize, ("aten::mm", False)),
+    ("profiler.profile_step", profiler.profile_step, ("fp32", SIZES, "cpu", 1)),
+    ("profiler.op_events", lambda fn, device: profiler.op_events(fn, MAT, device=device), (torch.relu, "cpu")),
+    ("profiler.fp8_matmul_share", profiler.fp8_matmul_share, (SIZES,)),
+    ("profiler.fp8_step_bound", profiler.fp8_step_bound, (0.5, 0.5, 2.0)),
+    ("profiler.vocab_sweep", profiler.vocab_sweep, (SIZES, "cpu", (8, 7), "fp32")),
+    ("profiler.reference_figures", profiler.reference_figures, ("07",)),
     # memory
     ("memory.Ledger", memory.Ledger, ("fp32", None, "cpu", 10, 2, 4)),
     ("memory.SavedTensorCounter", memory.SavedTensorCounter, (LINEAR,)),
@@ -696,12 +682,12 @@ OWN_CALLS += [
     ("ds.initialize", ds.initialize, (Fresh(_tiny_gpt), DS_CONFIG),
      {"optimizer": None, "lr": 1e-3, "replace_current": False}),
     ("ds_config.DeepSpeedConfigError", ds_config.DeepSpeedConfigError, ("ভুল (error)",)),
-    ("ds_numerics.accumulation_error", ds_numerics.accumulation_error, (ENGINE, [(IDX, IDX)])),
-    ("ds_numerics.accumulation_errors", ds_numerics.accumulation_errors, (ENGINE, [(IDX, IDX)], [1])),
-    ("ds_numerics.OneBlockLM", ds_numerics.OneBlockLM, (6, 8, 0, False)),
-    ("ds_numerics.OneBlockLM.forward", ONE_BLOCK.forward, (IDX, IDX)),
-    ("ds_numerics.fp64_reference", ds_numerics.fp64_reference, (ONE_BLOCK, [(IDX, IDX)])),
-    ("ds_numerics.compare_with_reference", ds_numerics.compare_with_reference,
+    ("deepspeed_numerics.accumulation_error", deepspeed_numerics.accumulation_error, (ENGINE, [(IDX, IDX)])),
+    ("deepspeed_numerics.accumulation_errors", deepspeed_numerics.accumulation_errors, (ENGINE, [(IDX, IDX)], [1])),
+    ("one_block.OneBlockLM", one_block.OneBlockLM, (6, 8, 0, False)),
+    ("one_block.OneBlockLM.forward", ONE_BLOCK.forward, (IDX, IDX)),
+    ("deepspeed_numerics.fp64_reference", deepspeed_numerics.fp64_reference, (ONE_BLOCK, [(IDX, IDX)])),
+    ("deepspeed_numerics.compare_with_reference", deepspeed_numerics.compare_with_reference,
      (ONE_BLOCK, ONE_BLOCK, [(IDX, IDX)], REFERENCE), {"backward": None, "context": contextlib.nullcontext,
                                                       "gradients": True}),
     ("ds_train.run", _ds_train_checks, (), {"zero_stage": None, "steps": 2, "global_batch": None, "micro_batch": None,
@@ -731,14 +717,14 @@ OWN_CALLS += [
     ("precision.needs_loss_scaling", precision.needs_loss_scaling, ("fp16",)),
     ("formats.FloatFormat", formats.FloatFormat, ("e4m3", 4, 3, False, "E4M3")),
     ("formats.Decoded", formats.Decoded, ("fp16", 0, 15, 0, "0", "01111", "0000000000", 0, 1.0, "normal")),
-    ("util.as_bool", util.as_bool, (True, "x")),
-    ("util.unique_tensor_bytes", util.unique_tensor_bytes, ([COMM_GRADS, COMM_GRADS[0]],)),
-    ("util.optimizer_state_tensors", util.optimizer_state_tensors,
+    ("checks.as_bool", checks.as_bool, (True, "x")),
+    ("model_states.unique_tensor_bytes", model_states.unique_tensor_bytes, ([COMM_GRADS, COMM_GRADS[0]],)),
+    ("model_states.optimizer_state_tensors", model_states.optimizer_state_tensors,
      (torch.optim.AdamW(torch.nn.Linear(2, 2).parameters()),)),
-    ("util.as_seed", util.as_seed, (0, "seed")),
-    ("util.as_device", util.as_device, ("cpu", "device")),
-    ("util.package_version", util.package_version, ("torch",)),
-    ("util.course_requirements", util.course_requirements, ("lab",)),
+    ("checks.as_seed", checks.as_seed, (0, "seed")),
+    ("checks.as_device", checks.as_device, ("cpu", "device")),
+    ("versions.package_version", versions.package_version, ("torch",)),
+    ("versions.course_requirements", versions.course_requirements, ("lab",)),
 ]
 
 
@@ -768,7 +754,7 @@ def test_a_mistyped_simulation_switch_is_a_clear_error_or_a_capability(monkeypat
     monkeypatch.setenv(hardware.SIMULATE_ENV, value)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     for fn in (hardware.simulated_capability, hardware.gpu_capability, hardware.device_name,
-               lambda: hardware.recommended_amp_dtype("cuda")):
+               lambda: precision.for_device("cuda")):
         # RuntimeError is hardware's own "no CUDA GPU here" (this CPU, the switch unset or not a GPU's)
         _check(fn, (), {}, f"{hardware.SIMULATE_ENV}={value!r}: {getattr(fn, '__name__', 'call')}",
                ALLOWED + (RuntimeError,))
@@ -777,11 +763,11 @@ def test_a_mistyped_simulation_switch_is_a_clear_error_or_a_capability(monkeypat
 # Callables with nothing to fuzz, and the ones left out on purpose (with the reason).
 NO_ARGUMENTS = {"ds_config.cpu_accelerator_if_no_gpu", "hardware.simulated_capability", "hardware.gpu_capability",
                 "hardware.default_device",
-                "hardware.is_colab", "data.corpus_path", "models.TinyGPT.num_parameters",
+                "hardware.is_colab", "data.corpus_path", "gpt.TinyGPT.num_parameters",
                 "scaling.DynamicLossScaler.state_dict", "scaling.FormatRegions.bands",
                 "scaling.UnderflowReport.as_dict", "hardware.DeviceReport.lines",
                 "quantize.DynamicInt8Linear.extra_repr", "literature.literature_path", "literature.provenance",
-                "capstone.recorded_h200", "fsdp.recorded_h200", "metrics.BestCheckpoint.state_dict",
+                "capstone.recorded_h200", "fsdp.recorded_h200", "evaluation.BestCheckpoint.state_dict",
                 "train.StepBookkeeper.finish", "bench.has_cxx_compiler",
                 "speed.fp8_recipes", "memory.Ledger.rows", "memory.Ledger.per_parameter", "memory.Ledger.as_dict",
                 "ds.current_engine", "ds.loss_scale_messages", "ds.LossScaleLog.record", "ds.LossScaleLog.as_dicts",
@@ -797,7 +783,7 @@ LEFT_OUT = {"capstone_check.main": _COMMAND_LINE,
             "ledger_table.main": "a command line (argparse) that measures every mode's ledger; measure_step behind "
                                  "it is fuzzed"}
 FUZZED_ELSEWHERE = {  # in the tests above
-    "data.CharDataset.get_batch", "models.TinyGPT.generate"}
+    "data.CharDataset.get_batch", "gpt.TinyGPT.generate"}
 # The exercise checks take a learner's answer, not a helper's arguments: any answer must give a verdict, never an
 # error (test_an_exercise_check_never_raises_on_a_learners_answer and each lesson's own tests).
 NOT_HERE = ("mishran.exercises",)
@@ -829,7 +815,7 @@ def _public_callables():
 def test_every_public_callable_is_fuzzed():
     fuzzed = {c[0].split("(")[0] for c in OWN_CALLS + CORE_CALLS} | FUZZED_ELSEWHERE | NO_ARGUMENTS | set(LEFT_OUT)
     found = set(_public_callables())
-    assert {"ds.engine_step", "capstone.CapstoneConfig", "literature.BatchStream"} <= found   # the walk sees them
+    assert {"ds.engine_step", "capstone.CapstoneConfig", "data.BatchStream"} <= found   # the walk sees them
     missing = sorted(found - fuzzed)
     assert not missing, f"public callables with no fuzz entry: {missing}"
 
@@ -850,9 +836,9 @@ def test_the_fuzz_catches_a_hang(monkeypatch):
     lambda: data.CharTokenizer(text=5), lambda: data.CharDataset(text=5), lambda: data.CharDataset("অআ", None),
     lambda: data.CharDataset("অআ", math.inf), lambda: data.CharDataset("অআ", math.nan),
     lambda: widgets.simulate_timeline(p_overflow="abc"), lambda: widgets.simulate_timeline(steps=2 ** 2000),
-    lambda: hardware.recommended_amp_dtype(device=torch.tensor([1.0, 2.0])),
-    lambda: models.TinyGPT(CONFIG).generate(IDX, 2 ** 2000),
-    lambda: bench.ReferenceTransformer(layers=2 ** 2000, d_model=8, vocab=8)], ids=[
+    lambda: precision.for_device(device=torch.tensor([1.0, 2.0])),
+    lambda: gpt.TinyGPT(CONFIG).generate(IDX, 2 ** 2000),
+    lambda: reference.ReferenceTransformer(layers=2 ** 2000, d_model=8, vocab=8)], ids=[
     "CharTokenizer(5)", "CharDataset(5)", "val_fraction=None", "val_fraction=inf", "val_fraction=nan",
     "p_overflow='abc'", "steps=2**2000", "device=tensor", "max_new_tokens=2**2000",
     "layers=2**2000"])

@@ -4,8 +4,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from mishran import hardware, precision, simulation
-from mishran.hardware import capability_features, recommended_amp_dtype
+from mishran import hardware, precision
+from mishran import older_gpu_guard as simulation
+from mishran.hardware import capability_features
+from mishran.precision import for_device
 
 GPUS = {  # name: (compute capability, the dtype the course recommends)
     "Tesla T4 (Colab)": ((7, 5), torch.float16),
@@ -20,11 +22,11 @@ GPUS = {  # name: (compute capability, the dtype the course recommends)
 @pytest.mark.parametrize("gpu", GPUS)
 def test_recommended_dtype_by_capability(gpu):
     cap, dtype = GPUS[gpu]
-    assert recommended_amp_dtype(capability=cap) == dtype
+    assert precision.dtype_of(for_device(capability=cap)) == dtype
 
 
 def test_cpu_gets_bf16():
-    assert recommended_amp_dtype("cpu") == torch.bfloat16
+    assert for_device("cpu") == "bf16"
 
 
 def test_features_by_generation():
@@ -36,17 +38,17 @@ def test_features_by_generation():
 
 def test_bad_capability_is_a_clear_error():
     with pytest.raises(ValueError, match="compute capability"):
-        recommended_amp_dtype(capability="sm75")
+        for_device(capability="sm75")
     with pytest.raises(ValueError, match="unknown device"):
-        recommended_amp_dtype("tpu")
+        for_device("tpu")
 
 
 def test_report_on_cpu():
     r = hardware.device_report("cpu")
-    assert r.device == "cpu" and r.recommended_dtype == torch.bfloat16 and not r.loss_scaling
+    assert r.device == "cpu" and for_device(r.device) == "bf16"
     assert r.torch_version == torch.__version__
     text = str(r)
-    assert "bfloat16" in text and "deepspeed" in text
+    assert "BF16" in text and "deepspeed" in text and "dtype" not in text   # the choice is precision's
 
 
 def test_t4_report_does_not_trust_is_bf16_supported(monkeypatch):
@@ -59,10 +61,10 @@ def test_t4_report_does_not_trust_is_bf16_supported(monkeypatch):
     monkeypatch.setattr(cuda, "device_count", lambda: 1)
     monkeypatch.setattr(cuda, "get_device_properties", lambda *a: SimpleNamespace(total_memory=15 * 2 ** 30))
     r = hardware.device_report("cuda")
-    assert r.recommended_dtype == torch.float16 and r.loss_scaling
+    assert for_device(r.device) == "fp16"
     assert r.bf16_reported_by_torch and not r.bf16 and r.fp16_tensor_cores
     assert any("is_bf16_supported" in n for n in r.notes)
-    assert "sm_75" in str(r) and "loss scaling" in str(r)
+    assert "sm_75" in str(r) and "FP16 tensor core: আছে" in str(r)
 
 
 def test_no_cuda_is_a_clear_error(monkeypatch):
@@ -94,13 +96,13 @@ def _fake_cuda(monkeypatch, cap=(9, 0), name="NVIDIA H200"):
 
 @pytest.mark.parametrize("value", SIMULATED)
 def test_decisions_follow_the_simulated_capability_without_a_gpu(monkeypatch, value):
-    from mishran import ds_config as ds
+    from mishran.engines import deepspeed_config as ds
     monkeypatch.setenv(hardware.SIMULATE_ENV, value)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)     # this CPU: decisions only
     dtype, scaling, bf16, tf32, fp8, sparse, ds_precision = SIMULATED[value]
     major, minor = (int(v) for v in value.split("."))
     assert hardware.simulated_capability() == hardware.gpu_capability() == (major, minor)
-    assert recommended_amp_dtype("cuda") == dtype and precision.needs_loss_scaling(dtype) is scaling
+    assert precision.dtype_of(for_device("cuda")) == dtype and precision.needs_loss_scaling(dtype) is scaling
     got = {f: hardware.supports(f, "cuda") for f in ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")}
     assert got == {"fp16_tensor_cores": True, "bf16": bf16, "tf32": tf32, "fp8": fp8, "sparsity_2_4": sparse}
     assert precision.for_device("cuda") == ds_precision
@@ -110,7 +112,7 @@ def test_decisions_follow_the_simulated_capability_without_a_gpu(monkeypatch, va
     if ds_precision == "fp16":                  # dynamic loss scaling: DeepSpeed's "loss_scale": 0
         assert cfg["fp16"].get("loss_scale", 0) == 0
     # the CPU path itself is unchanged by the switch: a CPU learner still gets BF16 autocast
-    assert recommended_amp_dtype("cpu") == torch.bfloat16 and not hardware.supports("tf32", "cpu")
+    assert for_device("cpu") == "bf16" and not hardware.supports("tf32", "cpu")
     assert "CPU-র পথই" in str(hardware.device_report("cpu"))
 
 
@@ -118,7 +120,7 @@ def test_unset_switch_means_the_real_gpu(monkeypatch):
     monkeypatch.delenv(hardware.SIMULATE_ENV, raising=False)
     _fake_cuda(monkeypatch, cap=(7, 5), name="Tesla T4")
     assert hardware.simulated_capability() is None and hardware.gpu_capability() == (7, 5)
-    assert recommended_amp_dtype() == torch.float16 and not hardware.supports("bf16")
+    assert for_device() == "fp16" and not hardware.supports("bf16")
     r = hardware.device_report()
     assert not r.simulated and r.real_capability is None and "অনুকরণ" not in str(r)
     assert hardware.device_name() == "Tesla T4"
@@ -127,7 +129,7 @@ def test_unset_switch_means_the_real_gpu(monkeypatch):
 def test_unset_switch_without_gpu_is_the_cpu_path(monkeypatch):
     monkeypatch.delenv(hardware.SIMULATE_ENV, raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert hardware.gpu_capability() is None and recommended_amp_dtype() == torch.bfloat16
+    assert hardware.gpu_capability() is None and for_device() == "bf16"
     with pytest.raises(RuntimeError, match="CUDA is not available"):
         hardware.supports("bf16", "cuda")
 
@@ -137,10 +139,10 @@ def test_simulated_t4_on_an_h200_reports_plainly_that_it_is_simulated(monkeypatc
     _fake_cuda(monkeypatch)
     r = hardware.device_report()
     assert r.capability == (7, 5) and r.real_capability == (9, 0) and r.simulated
-    assert r.recommended_dtype == torch.float16 and r.loss_scaling
+    assert for_device(r.device) == "fp16"
     assert not (r.bf16 or r.tf32 or r.fp8 or r.sparsity_2_4) and r.fp16_tensor_cores
     text = str(r)
-    assert "sm_75" in text and "simulated" in text and "sm_90" in text and "float16 + loss scaling" in text
+    assert "sm_75" in text and "simulated" in text and "sm_90" in text and for_device() == "fp16"
     assert "simulated" in hardware.device_name() and "H200" in hardware.device_name()
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mishran import display
+from mishran.lab import display
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "mishran"
@@ -28,26 +28,27 @@ MAX_SHOWN_LINES = 40
 # lesson → {shown object: lines its prose talks about, in the order they must appear}
 SHOWN = {
     "03_amp_training_loop": {
-        "mishran.train.amp_step": ["with ctx:", "scaler.scale(loss).backward()", "scaler.unscale_(optimizer)",
+        "mishran.engines.amp.amp_step": ["with ctx:", "scaler.scale(loss).backward()", "scaler.unscale_(optimizer)",
                                    "clip_grad_norm_(", "scaler.step(optimizer)", "scaler.update()",
                                    "optimizer.zero_grad("],
-        "mishran.bench.time_mode": ["sync(device)", "perf_counter()", "reset_peak_memory_stats()",
+        "mishran.measure.bench.time_mode": ["sync(device)", "perf_counter()", "reset_peak_memory_stats()",
                                     "sync(device)", "max_memory_allocated()", "release(device)"],
     },
     "04_gradient_accumulation": {
-        "mishran.train.amp_step": ["for i, (x, y) in enumerate(each_pair(micro_batches))", "loss = loss / k",
+        "mishran.engines.amp.amp_step": ["for i, (x, y) in enumerate(each_pair(micro_batches))", "loss = loss / k",
                                    "scaler.scale(loss).backward()", "scaler.unscale_(optimizer)",
                                    "scaler.step(optimizer)", "scaler.update()", "optimizer.zero_grad("],
     },
     "07_speed_and_fp8": {
-        "mishran.fp8.scaled_matmul": ["amax(", "compute_scale(", "quantize(", "a8 @ b8", "/ (sa * sb)"],
-        "mishran.bench.build": ["convert_to_float8_training", "Float8LinearConfig.from_recipe_name",
+        "mishran.numerics.fp8.scaled_matmul": ["amax(", "compute_scale(", "quantize(", "a8 @ b8", "/ (sa * sb)"],
+        "mishran.measure.bench.build": ["convert_to_float8_training", "Float8LinearConfig.from_recipe_name",
                                 "torch.compile("],
     },
     "09_fsdp_mixed_precision": {
-        "mishran.fsdp.shard_model": ["model.to(", "for block in blocks:", "fully_shard(block", "fully_shard(model"],
-        "mishran.fsdp.mp_policy": ["MixedPrecisionPolicy("],
-        "mishran.comm_precision.ring_order_sum": ["first = (", "for k in range(1, world):", "acc = acc + own",
+        "mishran.engines.fsdp.shard_model": ["model.to(", "for block in blocks:", "fully_shard(block",
+                                             "fully_shard(model"],
+        "mishran.engines.fsdp.mp_policy": ["MixedPrecisionPolicy("],
+        "mishran.numerics.communication.ring_order_sum": ["first = (", "for k in range(1, world):", "acc = acc + own",
                                                   "acc.to(hop_dtype)"],
     },
 }
@@ -185,14 +186,14 @@ def test_no_lesson_uses_a_mishran_modules_private_names(path):
 
 
 def test_the_scan_sees_the_ways_a_private_name_is_reached():
-    code = ("from mishran import bench\nimport mishran.train as t\nimport mishran.memory\n"
-            "from mishran.util import _x\nbench._sync('cpu')\nt._to_device\nmishran.memory._storage_key\n"
+    code = ("from mishran import bench\nimport mishran.engines.amp as t\nimport mishran.measure.memory\n"
+            "from mishran.util import _x\nbench._sync('cpu')\nt._to_device\nmishran.measure.memory._storage_key\n"
             "bench.sync('cpu')\nbench.__name__\n")
     tree = ast.parse(code)
     names, private = _bindings(tree)
     found = private + _private_uses(tree, names)
     assert [f.split(":")[0] for f in found] == ["line 4", "line 5", "line 6", "line 7"], found
-    assert _private_uses(tree, names, own_module="mishran.bench") == [f for f in found[1:] if "bench" not in f]
+    assert _private_uses(tree, names, own_module="mishran.measure.bench") == [f for f in found[1:] if "bench" not in f]
 
 
 # ---------------------------------------------------------------- 2. lessons show code by name
@@ -262,7 +263,7 @@ def test_the_prose_just_before_a_shown_function_names_it(lesson, name, keys):
 
 def test_the_accumulation_step_does_the_optimizer_work_only_at_the_boundary():
     # lesson 04's table: loss / k and scale(loss).backward() in every micro-step; the rest once, after the loop
-    lines = display.source_text(_resolve("mishran.train.amp_step")).splitlines()
+    lines = display.source_text(_resolve("mishran.engines.amp.amp_step")).splitlines()
 
     def indent(key):
         (line,) = [ln for ln in lines if key in ln]

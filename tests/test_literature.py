@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mishran import literature
+from mishran.capstone import literature
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -1,15 +1,11 @@
-"""mishran.memory (lesson 06): the ledger against hand counts, torch's own behaviour and DeepSpeed's estimator."""
+"""mishran.measure.memory (lesson 06): the ledger against hand counts, torch's own behaviour
+and DeepSpeed's estimator."""
 import pytest
 import torch
 
-from mishran.memory import (
-    SavedTensorCounter,
-    activation_bytes,
-    measure_step,
-    storage_bytes,
-    zero_estimates,
-)
-from mishran.models import GPTConfig, TinyGPT
+from mishran.engines.deepspeed_config import zero_estimates
+from mishran.measure.memory import SavedTensorCounter, activation_bytes, measure_step, storage_bytes
+from mishran.models.gpt import GPTConfig, TinyGPT
 
 VOCAB = 40
 
@@ -145,7 +141,7 @@ def test_deepspeed_bf16_zero_matches_deepspeeds_own_estimator():
 
 @pytest.mark.parametrize("mode", ["fp32", "amp_fp16", "amp_bf16"])
 def test_the_step_is_mishran_train_amp_step_and_only_its_forward_is_counted(monkeypatch, mode):
-    import mishran.memory as memory
+    from mishran.measure import memory
 
     calls = []
     real = memory.amp_step
@@ -159,7 +155,8 @@ def test_the_step_is_mishran_train_amp_step_and_only_its_forward_is_counted(monk
 
 def test_a_deepspeed_mode_runs_ds_engine_step_and_leaves_the_learners_engine_alone(monkeypatch):
     pytest.importorskip("deepspeed")
-    from mishran import ds, ds_config
+    from mishran.engines import deepspeed_config as ds_config
+    from mishran.engines import deepspeed_engine as ds
 
     calls = []
     real = ds.engine_step

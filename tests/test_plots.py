@@ -1,4 +1,4 @@
-"""mishran.plots: Bengali text renders with a real Bengali font, shaped, with no missing glyph."""
+"""mishran.lab.figures: Bengali text renders with a real Bengali font, shaped, with no missing glyph."""
 import math
 import warnings
 
@@ -10,14 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.textpath import TextPath  # noqa: E402
 
-from mishran.plots import (  # noqa: E402
-    BENGALI_FONT,
-    INF_LOG2,
-    ZERO_LOG2,
-    draw_timeline,
-    setup_bengali,
-    timeline_figure,
-)
+from mishran.lab.figures import BENGALI_FONT, INF_LOG2, ZERO_LOG2, draw_timeline, setup_bengali, timeline_figure
 
 TITLE = "মিশ্রণ: ক্ষুদ্রতম সংখ্যা, স্বয়ংক্রিয় প্রশিক্ষণ — যুক্তাক্ষর ও কার-চিহ্ন (FP16, BF16)"
 
@@ -108,7 +101,12 @@ def test_figures_take_the_empty_lists_a_cpu_run_gives(font):
     (lesson 04 broke on the first version of the checks)."""
     import torch
 
-    from mishran.plots import activation_memory_figure, capstone_scale_figure, loss_curves_figure, rounding_error_figure
+    from mishran.lab.figures import (
+        activation_memory_figure,
+        capstone_scale_figure,
+        loss_curves_figure,
+        rounding_error_figure,
+    )
 
     for fig in (activation_memory_figure([1, 2], [100, 200], 1000, "cpu", []),
                 capstone_scale_figure([65536.0, 65536.0], [], title="bf16"),
@@ -122,7 +120,7 @@ def test_figures_take_the_empty_lists_a_cpu_run_gives(font):
 
 
 def test_a_wrong_figure_input_is_named_before_drawing_and_leaves_no_figure(font):
-    from mishran.plots import log2_hist, step_breakdown_figure
+    from mishran.lab.figures import log2_hist, step_breakdown_figure
 
     plt.close("all")
     fig, ax = plt.subplots()
@@ -137,8 +135,8 @@ def test_a_wrong_figure_input_is_named_before_drawing_and_leaves_no_figure(font)
 def test_comm_error_figure_draws_each_scheme_the_floor_and_the_tolerance(font):
     """Lesson 09: one line per scheme at the sweep's numbers, the BF16 rounding floor dashed, the tolerance dotted,
     the legend outside the axes; log-log; Bengali text with no missing glyph; bad input named before drawing."""
-    from mishran.comm_precision import error_sweep
-    from mishran.figures import comm_error_figure
+    from mishran.lab.figures import comm_error_figure
+    from mishran.numerics.communication import error_sweep
 
     sweep = error_sweep(worlds=(2, 4, 8), n=64)
     with warnings.catch_warnings(record=True) as caught:

@@ -3,7 +3,8 @@ scaler they imply, and how a DeepSpeed config names them."""
 import pytest
 import torch
 
-from mishran import precision, util
+from mishran import checks as util
+from mishran import precision
 
 
 def test_names_map_to_the_dtypes_autocast_uses():

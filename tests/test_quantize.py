@@ -1,4 +1,4 @@
-"""mishran.quantize: the hand-written INT8 dynamic quantization lesson 06 falls back on when a torch lacks
+"""mishran.numerics.int8: the hand-written INT8 dynamic quantization lesson 06 falls back on when a torch lacks
 torch.ao.quantization."""
 import ast
 import io
@@ -11,8 +11,9 @@ import pytest
 import torch
 from torch import nn
 
-from mishran import fp8, quantize
-from mishran.models import GPTConfig, TinyGPT
+from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.numerics import fp8
+from mishran.numerics import int8 as quantize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,13 +103,14 @@ def test_bad_input_gets_a_bengali_message():
 def test_lesson_06_falls_back_to_mishran_when_torch_ao_quantization_is_gone(monkeypatch):
     nb = json.loads((ROOT / "notebooks" / "06_where_memory_goes.ipynb").read_text(encoding="utf-8"))
     cell = next("".join(c["source"]) for c in nb["cells"]
-                if c["cell_type"] == "code" and "from mishran.quantize import quantize_dynamic" in "".join(c["source"]))
+                if c["cell_type"] == "code"
+                and "from mishran.numerics.int8 import quantize_dynamic" in "".join(c["source"]))
     block = cell[cell.index("try:"):cell.index("cpu_teacher =")]         # the lesson's own try/except, as written
     monkeypatch.setitem(sys.modules, "torch.ao.quantization", None)      # what a torch without it looks like
     scope = {"torch": torch}
     exec(block, scope)                                                   # noqa: S102 — our own notebook's code
     assert scope["quantize_dynamic"] is quantize.quantize_dynamic
-    assert "mishran.quantize" in scope["where"]
+    assert "mishran.numerics.int8" in scope["where"]
     monkeypatch.delitem(sys.modules, "torch.ao.quantization")
     scope = {"torch": torch}
     exec(block, scope)                                                   # noqa: S102

@@ -1,4 +1,4 @@
-"""mishran.scaling: the scalers follow torch's GradScaler and DeepSpeed's own scaler step for step;
+"""mishran.numerics.scaling: the scalers follow torch's GradScaler and DeepSpeed's own scaler step for step;
 underflow_report counts what storing in a format really does."""
 import dataclasses
 import json
@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from mishran import scaling
-from mishran.formats import FORMATS, round_to
-from mishran.scaling import (
+from mishran.numerics import scaling
+from mishran.numerics.formats import FORMATS, round_to
+from mishran.numerics.scaling import (
     DeepSpeedLossScaler,
     DynamicLossScaler,
     LossScaleAtMinimumError,

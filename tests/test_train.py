@@ -1,4 +1,4 @@
-"""mishran.train: the AMP loop, gradient accumulation, the scaler's skipped steps, clipping, exact resume."""
+"""mishran.engines.amp: the AMP loop, gradient accumulation, the scaler's skipped steps, clipping, exact resume."""
 import json
 import re
 import subprocess
@@ -10,8 +10,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from mishran.engines.amp import TrainConfig, amp_step, load_checkpoint, save_checkpoint, train
 from mishran.precision import autocast, grad_scaler
-from mishran.train import TrainConfig, amp_step, load_checkpoint, save_checkpoint, train
 
 BENGALI = re.compile(r"[\u0980-\u09FF]")
 
@@ -62,7 +62,7 @@ class Regression(nn.Module):
 RESUME_PARTS = textwrap.dedent('''
     import json, sys
     from mishran.precision import grad_scaler
-    from mishran.train import TrainConfig, train, save_checkpoint, load_checkpoint
+    from mishran.engines.amp import TrainConfig, train, save_checkpoint, load_checkpoint
     K = 4
 
     def setup(precision, seed, device):
@@ -237,7 +237,7 @@ def test_amp_step_refuses_fewer_micro_batches_than_promised_before_any_update():
 
 
 def test_train_runs_every_step_through_amp_step_fetching_each_micro_batch_just_in_time(monkeypatch):
-    import mishran.train as train_module
+    from mishran.engines import amp as train_module
 
     events, calls = [], []
     real = train_module.amp_step
@@ -475,7 +475,8 @@ def test_loss_fn_serves_models_that_return_only_logits():
 
 
 def test_trains_the_course_tinygpt_on_the_bengali_corpus():
-    from mishran import data, models
+    from mishran import data
+    from mishran.models import gpt as models
     dataset = data.CharDataset()
     model = models.TinyGPT(models.GPTConfig(vocab_size=dataset.vocab_size, block_size=16), seed=0)
     gen = torch.Generator().manual_seed(0)
@@ -492,7 +493,7 @@ def one_process_group(monkeypatch):
     """A real gloo process group of one rank; destroyed afterwards, the environment restored."""
     import torch.distributed as dist
 
-    from mishran.util import free_port
+    from mishran.engines.gloo_workers import free_port
     if dist.is_initialized():
         pytest.skip("a process group is already running in this process")
     monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")

@@ -1,11 +1,9 @@
-"""mishran.widgets: the bit-layout explorer's logic, without a browser."""
+"""mishran.lab.widgets: the bit-layout explorer's logic, without a browser."""
 import math
 
 import pytest
 
-from mishran import formats
-from mishran.scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
-from mishran.widgets import (
+from mishran.lab.widgets import (
     bit_explorer,
     explore,
     explorer_html,
@@ -16,6 +14,8 @@ from mishran.widgets import (
     timeline_html,
     timeline_summary,
 )
+from mishran.numerics import formats
+from mishran.numerics.scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
 
 
 @pytest.mark.parametrize("text,value", [("0.1", 0.1), (" 65520 ", 65520.0), ("2**-24", 2.0 ** -24), ("1/4", 0.25),

@@ -41,8 +41,8 @@ from bn_literature_tables import KEPT, LEFT_OUT, PUBLISHED_BN, RULE, WHY_BN  # n
 
 OUT = {"small": ("bn_literature.txt", "bn_literature_provenance.json"),
        "full": ("bn_literature_full.txt", "bn_literature_full_provenance.json")}
-FORMAT = ("each piece starts with a line '### <work id>/<piece number> <title>'; mishran.literature reads these "
-          "lines as boundaries and does not train on them")
+FORMAT = ("each piece starts with a line '### <work id>/<piece number> <title>'; mishran.capstone.literature reads "
+          "these lines as boundaries and does not train on them")
 SHINGLE = 50               # অক্ষর: এত লম্বা হুবহু অংশ দুই আলাদা লেখায় প্রায় কখনো মেলে না
 SAMPLE = 4                 # crc32 % SAMPLE == 0 এমন shingle-ই রাখা: লেখা দিয়ে বাছা, তাই দুই দিকে একই shingle
 DUPLICATE_SHARE = 0.3      # একটি খণ্ডের এত ভাগ shingle আগের কোনো খণ্ডে থাকলে সেটি প্রতিলিপি

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run lessons under nbval on the GPU machine, each as a job: "05" (this GPU as it is) or "05@7.5" (the course
-# behaving as on compute capability 7.5, a T4, through MISHRAN_SIMULATE_CC, with simulation.guard_simulation()
+# behaving as on compute capability 7.5, a T4, through MISHRAN_SIMULATE_CC, with older_gpu_guard.guard_simulation()
 # logging any BF16/TF32/FP8 path taken). Each job's printed output and figures are kept (conftest.py,
 # MISHRAN_NBVAL_OUTPUTS) under $RECORD/<job>/, with its time, exit status and guard log in $RECORD/summary.txt.
 #   bash tools/gpu_lessons.sh 00 01 05@7.5        (from the repo root; .whl/ beside it, see tools/gpu_verify.sh)
@@ -13,7 +13,7 @@ source "$(dirname "$0")/gpu_env.sh"
 unset MPLBACKEND        # the kernels keep the inline backend, so figures come back as PNGs in the record
 export MISHRAN_NOTEBOOK_LIMIT_S=${MISHRAN_NOTEBOOK_LIMIT_S:-600}
 guard=$(mktemp -d); trap 'rm -rf "$guard"' EXIT      # the sitecustomize below, gone when the run ends
-printf 'import os\nif os.environ.get("MISHRAN_GUARD_LOG"):\n    from mishran import simulation\n    simulation.guard_simulation(os.environ["MISHRAN_GUARD_LOG"])\n' > "$guard/sitecustomize.py"
+printf 'import os\nif os.environ.get("MISHRAN_GUARD_LOG"):\n    from mishran import simulation\n    older_gpu_guard.guard_simulation(os.environ["MISHRAN_GUARD_LOG"])\n' > "$guard/sitecustomize.py"
 for job in "$@"; do
   lesson=${job%@*}; cc=""; [ "$job" != "$lesson" ] && cc=${job#*@}
   nb=$(ls notebooks/${lesson}_*.ipynb 2>/dev/null | head -1)

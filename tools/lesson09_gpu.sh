@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lesson 09, part 4 on the GPU machine: DeepSpeed ZeRO-1/2/3 (deepspeed launcher) and FSDP2 (torchrun) side by side,
-# all through `mishran.ds_train`: the same model (size gpu, 57M weights), the same data and seed, the same global
+# all through `mishran.engines.multi_gpu`: the same model (size gpu, 57M weights), the same data and seed, the same global
 # batch and steps, BF16. One GPU: a one-rank world for each engine, and the two-GPU figures are recorded as not
 # measured. Two or more GPUs: also N = 2. A second FSDP2 run with another seed gives the run-to-run noise the lesson
 # compares the engines' held-out losses with. Every run writes JSON to $OUT; tools/lesson09_record.py turns them into
@@ -13,13 +13,13 @@ PY=${PY:-python3}
 COMMON="--steps $STEPS --size $SIZE --global-batch $GB --micro-batch $MB --precision bf16 --warmup $WARMUP"
 if [ "${CPU:-0}" = 1 ]; then
   COMMON="$COMMON --cpu"; NGPU=1
-  ds()  { shift 2; "$PY" -m mishran.ds_train "$@"; }
-  tr()  { shift 2; "$PY" -m mishran.ds_train "$@"; }
+  ds()  { shift 2; "$PY" -m mishran.engines.multi_gpu "$@"; }
+  tr()  { shift 2; "$PY" -m mishran.engines.multi_gpu "$@"; }
 else
   NGPU=$(nvidia-smi -L | wc -l)
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$OUT/gpus.txt"
-  ds()  { "$PY" -m deepspeed.launcher.runner --num_gpus "$1" --master_port "$2" --module mishran.ds_train "${@:3}"; }
-  tr()  { "$PY" -m torch.distributed.run --standalone --nproc_per_node "$1" -m mishran.ds_train "${@:3}"; }
+  ds()  { "$PY" -m deepspeed.launcher.runner --num_gpus "$1" --master_port "$2" --module mishran.engines.multi_gpu "${@:3}"; }
+  tr()  { "$PY" -m torch.distributed.run --standalone --nproc_per_node "$1" -m mishran.engines.multi_gpu "${@:3}"; }
 fi
 WORLDS="1"; [ "$NGPU" -ge 2 ] && WORLDS="1 2"
 fail=0

@@ -3,7 +3,7 @@
 
     python3 tools/lesson09_record.py OUT_DIR [--out src/mishran/results/lesson09_h200.json]
 
-Reads OUT_DIR/{zero1,zero2,zero3,fsdp2}_n{1,2}.json (what `mishran.ds_train --out` writes) and
+Reads OUT_DIR/{zero1,zero2,zero3,fsdp2}_n{1,2}.json (what `mishran.engines.multi_gpu --out` writes) and
 fsdp2_n1_seed1.json, and writes one JSON: the device, versions, date, one row per run (engine, GPUs, held-out
 loss, ms per step, tokens/s, peak memory and model state per GPU, the largest over the ranks) and the noise: the
 held-out difference between two seeds of the same FSDP2 run, the yardstick the lesson compares the engines with.
@@ -22,7 +22,7 @@ MIN_NOISE = 0.005          # two seeds can land closer than rounding between eng
 
 
 def row(name: str, label: str, report: dict) -> dict:
-    """One run of mishran.ds_train as a row of the lesson's table."""
+    """One run of mishran.engines.multi_gpu as a row of the lesson's table."""
     peaks = [r["peak_memory_bytes"] or 0 for r in report["per_rank"]]
     states = [r["model_state_bytes"]["total"] for r in report["per_rank"]]
     return {"engine": label, "key": name, "world_size": report["world_size"],

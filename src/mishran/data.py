@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from .util import as_device, as_seed, finite_float, positive_int
+from mishran.checks import as_device, as_seed, finite_float, positive_int
 
 
 def _text(text, what: str) -> str:
@@ -29,8 +29,9 @@ def _generator(generator):
                         f"torch.Generator().manual_seed(0); পেয়েছি {generator!r}")
     return generator
 
+
 __all__ = ["CORPUS_FILE", "data_file", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset",
-           "synthetic_regression"]
+           "synthetic_regression", "BatchStream"]
 
 CORPUS_FILE = "bn_corpus.txt"
 
@@ -181,3 +182,38 @@ def synthetic_regression(n: int = 512, d: int = 8, seed: int = 0, noise: float =
     w = torch.randn(d, 1, generator=g) / d ** 0.5   # x·w-এর মাপ মোটামুটি ১
     y = torch.sin(x @ w) + noise * torch.randn(n, 1, generator=g)
     return x, y
+
+
+class BatchStream:
+    """প্রতি step-এ একটি global batch টানে, আর এই rank-এর micro-batch-গুলো একে একে দেয় (পাঠ ০৪, ০৫, ০৮)।
+
+    সব rank একই seed-এর generator থেকে একই global batch টানে, আকার (accum, world, micro, T) করে rank r
+    নেয় [:, r]; তাই GPU এক হোক বা দুই, এক step-এ মোট নমুনা একই। step-এর সীমানায় কেবল generator-এর
+    অবস্থাই সব — checkpoint-এ সেটা রাখলেই resume-এ একই batch আসে।
+    """
+
+    def __init__(self, data, micro_batch: int, accumulation_steps: int, block_size: int, world_size: int = 1,
+                 rank: int = 0, seed: int = 0):
+        if not callable(getattr(data, "get_batch", None)):
+            raise TypeError(f"data হবে LiteratureData বা CharDataset (data must have get_batch); পেয়েছি {data!r}")
+        self.data, self.T = data, positive_int(block_size, "block_size")
+        self.micro, self.accum = positive_int(micro_batch, "micro_batch"), positive_int(accumulation_steps,
+                                                                                       "accumulation_steps")
+        self.world = positive_int(world_size, "world_size")
+        if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or not 0 <= rank < self.world:
+            raise ValueError(f"rank হবে 0 থেকে world_size − 1 (rank must be in [0, world_size)); পেয়েছি {rank!r}")
+        self.rank = int(rank)
+        self.generator = torch.Generator().manual_seed(as_seed(-1 if seed is None else seed))   # None-ও নয়
+        self._queue = []
+
+    @property
+    def global_batch(self) -> int:
+        """এক optimizer step-এ সব rank মিলে কয়টি sequence: micro × accumulation × world (পাঠ ০৮)।"""
+        return self.micro * self.accum * self.world
+
+    def __call__(self):
+        if not self._queue:
+            x, y = self.data.get_batch("train", self.global_batch, self.T, generator=self.generator)
+            shape = (self.accum, self.world, self.micro, self.T)
+            self._queue = list(zip(x.view(shape)[:, self.rank], y.view(shape)[:, self.rank], strict=True))
+        return self._queue.pop(0)

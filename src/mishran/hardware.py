@@ -6,8 +6,8 @@
 (Colab-এর T4): device report, প্রস্তাবিত dtype, supports("bf16"/"tf32"/"fp8"/"sparsity_2_4"), DeepSpeed-এর precision
 — সব ওই capability মেনে চলে, আর হিসাব চলে আসল CUDA GPU-তেই। শিক্ষার্থীর এটা লাগে না; T4-এর পথ পরীক্ষা করতে আর
 শিক্ষককে দেখাতে। শুধু আসলটির সমান বা পুরোনো GPU-র অনুকরণ চলে (H200-এ T4 হয়, T4-এ H100 নয়)। সেই পুরোনো GPU যা
-পারে না এমন পথ ধরার পাহারা আলাদা মডিউলে, mishran.simulation-এ; এই মডিউল সেটি import করে না।
-পাঠগুলো torch.cuda সরাসরি জিজ্ঞেস না করে এখানকার ফাংশন ডাকে: recommended_amp_dtype(), supports(), use_tf32(),
+পারে না এমন পথ ধরার পাহারা আলাদা মডিউলে, mishran.older_gpu_guard-এ; এই মডিউল সেটি import করে না।
+পাঠগুলো torch.cuda সরাসরি জিজ্ঞেস না করে এখানকার ফাংশন ডাকে: supports(), use_tf32(),
 gpu_capability(), device_name()।
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .formats import needs_loss_scaling
-from .util import as_bool, device_type, package_version
+from mishran.checks import as_bool, device_type
+from mishran.versions import package_version
 
 __all__ = [
     "PEAK_TFLOPS",
@@ -36,7 +36,6 @@ __all__ = [
     "device_report",
     "gpu_capability",
     "is_colab",
-    "recommended_amp_dtype",
     "simulated_capability",
     "supports",
     "use_tf32",
@@ -142,30 +141,6 @@ def _check_capability(capability) -> tuple:
     return (major, minor)
 
 
-def recommended_amp_dtype(device: str | None = None, capability=None) -> torch.dtype:
-    """এই ডিভাইসে mixed precision-এর জন্য কোন 16-বিট dtype নেওয়া উচিত (পাঠ ০০, ০৩)।
-
-    - CPU: BF16 (CPU autocast BF16-ই সবচেয়ে ভালো চেনে)।
-    - sm_80 বা নতুন (A100, H100, H200, RTX 30/40): BF16 — loss scaling লাগে না।
-    - sm_70/sm_75 (V100, T4): FP16 + loss scaling। T4-এ torch.cuda.is_bf16_supported() True বলে,
-      কারণ সে emulation-ও গোনে; কিন্তু BF16 hardware নেই, তাই তা ধীর।
-    - আরও পুরোনো GPU: FP32 (tensor core নেই, AMP-এ লাভ সামান্য)।
-    device বা capability না দিলে এই মেশিন দেখে ঠিক করে (MISHRAN_SIMULATE_CC থাকলে সেই capability ধরে)।
-    """
-    if capability is None:
-        if _device(device) == "cpu":
-            return torch.bfloat16
-        capability = gpu_capability()            # MISHRAN_SIMULATE_CC মেনে
-        if capability is None:
-            raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
-    cap = _check_capability(capability)
-    if cap >= (8, 0):
-        return torch.bfloat16
-    if cap >= (7, 0):
-        return torch.float16
-    return torch.float32
-
-
 def default_device() -> str:
     """GPU থাকলে 'cuda', নইলে 'cpu' — পাঠগুলোর স্বাভাবিক device (পাঠ ০০)।"""
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -209,7 +184,6 @@ class DeviceReport:
     torch_version: str
     cuda_version: str | None
     deepspeed_version: str | None
-    recommended_dtype: torch.dtype
     sparsity_2_4: bool = False
     real_capability: tuple | None = None      # অনুকরণ চালু থাকলে আসল GPU-র capability; নইলে None
     notes: list = field(default_factory=list)
@@ -219,18 +193,12 @@ class DeviceReport:
         """capability কি অনুকরণ (MISHRAN_SIMULATE_CC), আসল নয়?"""
         return self.real_capability is not None
 
-    @property
-    def loss_scaling(self) -> bool:
-        """প্রস্তাবিত dtype-এ loss scaling লাগে কি না (FP16 হলে লাগে); নিয়মটা ফরম্যাটের (formats.needs_loss_scaling)।"""
-        return needs_loss_scaling(self.recommended_dtype)
-
     def lines(self) -> list[str]:
         """বিবরণটি বাংলায়, এক লাইনে একটি কথা (print করলে এগুলোই ছাপা হয়)।"""
         def yes(b):
             return "আছে" if b else "নেই"
 
         cap = f"sm_{self.capability[0]}{self.capability[1]}" if self.capability else "—"
-        dtype = str(self.recommended_dtype).replace("torch.", "")
         out = [f"ডিভাইস (device): {self.device} — {self.name}",
                f"compute capability: {cap}" + (f", GPU {self.gpu_count}টি" if self.gpu_count else "")]
         if self.simulated:
@@ -248,7 +216,6 @@ class DeviceReport:
             f"Colab: {'হ্যাঁ' if self.colab else 'না'}",
             f"torch: {self.torch_version}" + (f" (CUDA {self.cuda_version})" if self.cuda_version else ""),
             f"deepspeed: {self.deepspeed_version or 'ইনস্টল করা নেই (not installed)'}",
-            f"প্রস্তাবিত AMP dtype: {dtype}" + (" + loss scaling" if self.loss_scaling else ""),
         ]
         return out + [f"মনে রাখো: {n}" for n in self.notes]
 
@@ -272,7 +239,7 @@ def device_report(device: str | None = None) -> DeviceReport:
                      " (এই CPU-তে BF16 নির্দেশ নেই, তাই software-এ)") + ", কিন্তু গতির লাভ GPU-র মতো হবে না।")
         return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", None, 0, None,
                             fp16_tensor_cores=False, bf16=bf16, tf32=False, fp8=False, bf16_reported_by_torch=None,
-                            cuda_version=None, recommended_dtype=torch.bfloat16, notes=notes, **common)
+                            cuda_version=None, notes=notes, **common)
     if not torch.cuda.is_available():
         raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device_report('cpu') দেখো")
     cap = gpu_capability()
@@ -288,7 +255,7 @@ def device_report(device: str | None = None) -> DeviceReport:
                      "গতি আর মেমরির মাপ আসল GPU-র, সেই পুরোনো GPU-র নয়।")
     return DeviceReport("cuda", torch.cuda.get_device_name(0), cap, torch.cuda.device_count(),
                         props.total_memory / 2 ** 30, bf16_reported_by_torch=reported,
-                        cuda_version=torch.version.cuda, recommended_dtype=recommended_amp_dtype(capability=cap),
+                        cuda_version=torch.version.cuda,
                         real_capability=real if simulated_capability() is not None else None,
                         notes=notes, **feats, **common)
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import torch
 
-from . import formats
-from .util import as_bool, device_type
+from mishran import hardware
+from mishran.checks import as_bool, device_type
+from mishran.numerics import formats
 
 __all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "for_device", "resolve",
            "needs_loss_scaling", "autocast", "grad_scaler", "ds_block", "from_ds_config"]
@@ -48,7 +49,7 @@ def check(name, allow_auto: bool = False, error: type[Exception] = ValueError) -
 
 
 def dtype_of(name) -> torch.dtype:
-    """'bf16' → torch.bfloat16; fp32 → torch.float32।"""
+    """'bf16' → torch.bfloat16; fp32 → torch.float32 (পাঠ ০৩)।"""
     return PRECISIONS[check(name)]
 
 
@@ -62,16 +63,25 @@ def name_of(dtype) -> str:
 
 
 def for_device(device=None, capability=None) -> str:
-    """এই device-এ mixed precision-এর নাম: CPU আর sm_80+ → 'bf16', sm_70/sm_75 (T4) → 'fp16', পুরোনো → 'fp32'।
+    """এই device-এ mixed precision-এর নাম — কোর্সের একমাত্র নিয়ম (পাঠ ০০, ০৩, ০৫, ০৮):
 
-    নিয়মটা mishran.hardware.recommended_amp_dtype-এর (capability দেখে; MISHRAN_SIMULATE_CC মেনে); capability দিলে
-    GPU ছাড়াই সিদ্ধান্তটা দেখা যায় (পাঠ ০০, ০৫, ০৮)।
+    - CPU: 'bf16' (CPU autocast BF16-ই সবচেয়ে ভালো চেনে)।
+    - BF16 hardware আছে (sm_80+: A100, H100/H200, RTX 30/40): 'bf16' — loss scaling লাগে না।
+    - শুধু FP16 tensor core (sm_70/sm_75: V100, T4): 'fp16' + loss scaling। T4-এ torch.cuda.is_bf16_supported()
+      True বলে, কারণ সে emulation-ও গোনে; কিন্তু BF16 hardware নেই, তাই তা ধীর।
+    - আরও পুরোনো GPU: 'fp32' (tensor core নেই, AMP-এ লাভ সামান্য)।
+    capability দিলে GPU ছাড়াই সিদ্ধান্তটা দেখা যায়; না দিলে এই মেশিন দেখে (MISHRAN_SIMULATE_CC মেনে)।
+    device কী পারে তা বলে mishran.hardware; কোনটা নেওয়া উচিত, তা এখানে।
     """
-    from .hardware import recommended_amp_dtype
-
-    if capability is not None:
-        device = "cuda"
-    return name_of(recommended_amp_dtype(None if device is None else device_type(device), capability))
+    if capability is None:
+        kind = hardware.default_device() if device is None else device_type(device)
+        if kind == "cpu":
+            return "bf16"
+        capability = hardware.gpu_capability()           # MISHRAN_SIMULATE_CC মেনে
+        if capability is None:
+            raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
+    features = hardware.capability_features(capability)
+    return "bf16" if features["bf16"] else "fp16" if features["fp16_tensor_cores"] else "fp32"
 
 
 def resolve(name, device=None, capability=None) -> str:
@@ -103,7 +113,7 @@ def grad_scaler(device, name, **kwargs) -> torch.amp.GradScaler:
 def ds_block(name) -> dict:
     """DeepSpeed config-এ এই precision-এর block: {'bf16': {'enabled': True}}; fp32-এ {} (পাঠ ০৫)।
 
-    FP16-এর loss scaling-এর key-গুলো (loss_scale, hysteresis, ...) mishran.ds_config যোগ করে।
+    FP16-এর loss scaling-এর key-গুলো (loss_scale, hysteresis, ...) mishran.engines.deepspeed_config যোগ করে।
     """
     name = check(name)
     return {_DS_KEYS[name][0]: {"enabled": True}} if name in _DS_KEYS else {}

@@ -3,6 +3,3 @@
 নোটবুক নেয় নিজের পাঠের মডিউল থেকে, যেমন `from mishran.exercises.lesson01 import check_e4m3_max`।
 উত্তর (answer key) কোনো public নাম নয়; একটি পাঠের মডিউল অন্য পাঠের মডিউল import করে না।
 """
-from .core import BLANK, Verdict, check_number, is_blank
-
-__all__ = ["BLANK", "Verdict", "check_number", "is_blank"]

@@ -106,7 +106,7 @@ def _namespace() -> dict:
     """ফাংশন-উত্তরের source যে নামগুলো সাধারণত দেখে (পাঠের import-এর মতো): math, torch, F, fp8।"""
     import torch
 
-    from .. import fp8
+    from mishran.numerics import fp8
 
     return {"math": math, "torch": torch, "F": torch.nn.functional, "fp8": fp8}
 

@@ -1,7 +1,7 @@
 """পাঠ ০০ (শুরুর কথা) অনুশীলনীর যাচাই: মেমরির বাজেট, মেপে মেলানো অনুমান, autocast-এর ত্রুটি।
 
 উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — model state-এর বাইট torch-এর element_size থেকে,
-autocast-এর cast copy একটি Linear চালিয়ে backward-এর জন্য রাখা tensor গুনে, অনুমানের উত্তর mishran.memory দিয়ে
+autocast-এর cast copy একটি Linear চালিয়ে backward-এর জন্য রাখা tensor গুনে, অনুমানের উত্তর mishran.measure.memory দিয়ে
 মেপে, ত্রুটি autocast চালিয়ে।
 """
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _choice(answer, choices, what):
 
 def _cast_copy_bytes_per_param(dtype: torch.dtype = torch.bfloat16) -> float:
     """autocast-এর cast copy, প্রতি matmul-ওজনে কত বাইট: একটি Linear autocast-এ চালিয়ে backward-এর জন্য রাখা
-    ওজনের ১৬-বিট কপি গোনা (mishran.memory.SavedTensorCounter)। ইনপুটের gradient লাগে বলে matmul কপিটা রেখে দেয়।"""
-    from ..memory import SavedTensorCounter
+    ওজনের ১৬-বিট কপি গোনা (mishran.measure.memory.SavedTensorCounter)। ইনপুটের gradient লাগে বলে matmul কপিটা রেখে দেয়।"""
+    from mishran.measure.memory import SavedTensorCounter
 
     layer = torch.nn.Linear(64, 64, bias=False)
     x = torch.randn(4, 64, requires_grad=True)
@@ -84,9 +84,9 @@ def check_largest_model(answer, gpu_gib: float = 24, activation_gib: float = 8) 
 
 def _measure(batch_size: int, seq_len: int = 32):
     """ছোট TinyGPT-এ AMP (BF16, CPU) এক ধাপ মেপে (model state বাইট, activation বাইট)।"""
-    from ..data import CharDataset
-    from ..memory import measure_step
-    from ..models import GPTConfig, TinyGPT
+    from mishran.data import CharDataset
+    from mishran.measure.memory import measure_step
+    from mishran.models.gpt import GPTConfig, TinyGPT
 
     data = CharDataset()
     x, y = data.get_batch("train", batch_size, seq_len, generator=torch.Generator().manual_seed(0))

@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from .. import formats
+from mishran.numerics import formats
+
 from .core import Verdict, blank_verdict, check_number, is_blank, say
 
 __all__ = ["check_fp16_bits_value", "check_bf16_round", "check_first_unrepresentable_integer", "check_e4m3_max",

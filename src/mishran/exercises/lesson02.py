@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from .. import formats
+from mishran.numerics import formats
+
 from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, say
 
 __all__ = ["check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
@@ -48,7 +49,7 @@ def check_min_normal_scale(grad: float, answer) -> Verdict:
 
 def check_pytorch_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, growth_interval: int = 2000) -> Verdict:
     """অনুশীলনী ০২.২: overflow-এর একটি ধারার পরে torch.amp.GradScaler-এর scale কত।"""
-    from ..scaling import DynamicLossScaler
+    from mishran.numerics.scaling import DynamicLossScaler
 
     flags = _overflow_flags(sequence)
     s = DynamicLossScaler(init_scale=init_scale, growth_interval=growth_interval)
@@ -63,7 +64,7 @@ def check_pytorch_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, g
 def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, scale_window: int = 1000,
                                 hysteresis: int = 2, min_scale: float = 1.0) -> Verdict:
     """অনুশীলনী ০২.৩: একই ধারার পরে DeepSpeed-এর loss scale কত (hysteresis-সহ)।"""
-    from ..scaling import DeepSpeedLossScaler, LossScaleAtMinimumError
+    from mishran.numerics.scaling import DeepSpeedLossScaler, LossScaleAtMinimumError
 
     flags = _overflow_flags(sequence)
     s = DeepSpeedLossScaler(init_scale=init_scale, scale_window=scale_window, hysteresis=hysteresis,
@@ -82,7 +83,7 @@ def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16,
 
 def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0) -> Verdict:
     """অনুশীলনী ০২.৪: একটি tensor-কে fmt-এ (scale দিয়ে গুণ করে) রাখলে কত ভাগ শূন্যে মুছে যায় (underflow to zero)।"""
-    from ..scaling import underflow_report
+    from mishran.numerics.scaling import underflow_report
 
     r = underflow_report(values, fmt, scale)
     f = formats.get_format(fmt)

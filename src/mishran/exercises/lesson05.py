@@ -11,7 +11,8 @@ import math
 
 import torch
 
-from .. import formats
+from mishran.numerics import formats
+
 from .core import Verdict, blank_verdict, check_fields, check_number, dict_answer, is_blank, say
 
 __all__ = [
@@ -49,7 +50,7 @@ def _deepspeed_batch(config: dict, world_size: int) -> dict | str:
     "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}, বা সে আপত্তি করলে তার বার্তা।"""
     from deepspeed.runtime.config import DeepSpeedConfig
 
-    from ..ds import setup_single_process
+    from mishran.engines.deepspeed_engine import setup_single_process
 
     setup_single_process()                       # DeepSpeedConfig world size পড়ে distributed অংশ চালু থাকলে তবেই
     try:
@@ -99,7 +100,7 @@ def _fp16_overflows(grad_max: float, scale: float) -> bool:
 
 def _initial_skipped_steps(grad_max: float, initial_scale_power: int = 32, hysteresis: int = 2) -> int:
     """শুরুতে কয়টি step বাদ পড়ে, যদি overflow হয় ঠিক তখন যখন grad_max × scale FP16-এ inf (পাঠ ০৫)।"""
-    from ..scaling import DeepSpeedLossScaler
+    from mishran.numerics.scaling import DeepSpeedLossScaler
 
     scaler = DeepSpeedLossScaler(init_scale=2.0 ** initial_scale_power, scale_window=10 ** 9, hysteresis=hysteresis)
     skipped = 0
@@ -158,7 +159,7 @@ for x, y in micro_batches:
 
 
 def _tiny_model(seed: int = 0):
-    from ..models import GPTConfig, TinyGPT
+    from mishran.models.gpt import GPTConfig, TinyGPT
 
     return TinyGPT(GPTConfig(vocab_size=16, block_size=8, n_layer=1, n_head=2, n_embd=16), seed=seed)
 
@@ -167,12 +168,12 @@ def _tiny_model(seed: int = 0):
 def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
     """BOUNDARY_ONLY_LOOP একটি আসল FP32 engine-এ চালিয়ে: কয়টি optimizer step হলো, আর শেষে .grad-এ কয়টি ছোট
     ব্যাচের gradient (হাতে (loss / k).backward() জমিয়ে মিলিয়ে দেখা)।"""
-    from .. import ds, ds_config
+    from mishran.engines import deepspeed_config, deepspeed_engine
 
     model = _tiny_model()
     by_hand = copy.deepcopy(model)
-    config = ds_config.config_for_device(micro_batch=2, accumulation_steps=accumulation_steps, precision="fp32")
-    engine = ds.initialize(model, config, replace_current=False)
+    config = deepspeed_config.config_for_device(micro_batch=2, accumulation_steps=accumulation_steps, precision="fp32")
+    engine = deepspeed_engine.initialize(model, config, replace_current=False)
     try:
         by_hand.to(engine.device)
         g = torch.Generator().manual_seed(0)
@@ -189,7 +190,7 @@ def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
             held = n if same else held
         return {"steps": engine.global_steps, "grads": held or 0}
     finally:
-        ds.release(engine)
+        deepspeed_engine.release(engine)
 
 
 def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int = 12) -> Verdict:

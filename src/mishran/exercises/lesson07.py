@@ -2,7 +2,7 @@
 গতি (Amdahl), ভুল খোঁজা।
 
 উত্তর কোথাও লেখা নেই: FLOP গোনে torch-এর FlopCounterMode আসল forward/backward চালিয়ে, vocab-এর ভাগ torch.chunk
-দিয়ে সত্যিই ভাগ করে, FP8-এর rounding mishran.fp8 দিয়ে।
+দিয়ে সত্যিই ভাগ করে, FP8-এর rounding mishran.numerics.fp8 দিয়ে।
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import math
 
 import torch
 
-from .. import fp8
+from mishran.numerics import fp8
+
 from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, number_answer, say
 
 __all__ = [
@@ -58,7 +59,7 @@ def _step_flops(model_size: dict, batch: int, checkpoint: bool) -> int:
     """TinyGPT-এর এক ধাপে (forward + backward) যন্ত্র কত FLOP চালায়, FlopCounterMode দিয়ে গোনা (CPU-তে)।"""
     from torch.utils.flop_counter import FlopCounterMode
 
-    from ..models import GPTConfig, TinyGPT
+    from mishran.models.gpt import GPTConfig, TinyGPT
 
     model = TinyGPT(GPTConfig(**model_size, checkpoint=checkpoint), seed=0)
     x = torch.randint(0, model_size["vocab_size"], (batch, model_size["block_size"]),
@@ -172,7 +173,7 @@ def check_fp8_step_speedup(answer, plan: dict | None = None) -> Verdict:
 
 
 def check_fp8_matmul_fix(fn) -> Verdict:
-    """অনুশীলনী ০৭.৫: ঠিক করা fn(a, b) কয়েকটি এলোমেলো ইনপুটে mishran.fp8-এর tensorwise E4M3 matmul-এর সমান কি না।"""
+    """অনুশীলনী ০৭.৫: ঠিক করা fn(a, b) কয়েকটি এলোমেলো ইনপুটে mishran.numerics.fp8-এর tensorwise E4M3 matmul-এর সমান কি না।"""
     if is_blank(fn):
         return blank_verdict()
     if not callable(fn):

@@ -6,8 +6,10 @@ BF16-এ cast করার bug, প্রতি rank-এ বাইটের প�
 """
 from __future__ import annotations
 
-from .. import comm_precision, precision
-from ..util import positive_int
+from mishran import precision
+from mishran.checks import positive_int
+from mishran.numerics import communication
+
 from .core import Verdict, blank_verdict, check_fields, dict_answer, finite_number, is_blank, say
 
 __all__ = ["CAST_FIRST_CODE", "CAST_FIRST_FIXES", "check_cast_first_bug", "RANK_BYTES_QUESTION", "check_rank_bytes",
@@ -137,7 +139,7 @@ def check_rank_bytes(answer, question: dict | None = None) -> Verdict:
 REDUCE_DTYPE_QUESTIONS = ({"world": 32, "tolerance": 1e-2}, {"world": 256, "tolerance": 1e-2},
                           {"world": 1024, "tolerance": 1e-3})
 """অনুশীলনী ০৯.৩: W rank-এ গড় gradient-এর আপেক্ষিক ত্রুটি সহনসীমার (tolerance) মধ্যে রেখে সবচেয়ে সস্তা scheme
-(আগে তারের বাইট, তারপর সাধারণ ring, তারপর বাড়তি ভাগ ছাড়া — comm_precision.scheme_cost)।"""
+(আগে তারের বাইট, তারপর সাধারণ ring, তারপর বাড়তি ভাগ ছাড়া — communication.scheme_cost)।"""
 
 
 _OWN_SWEEP_N = 2 ** 12                  # নোটবুকের মাপে W না থাকলে যাচাই নিজে যতগুলো সংখ্যায় মাপে
@@ -147,23 +149,23 @@ def _truth_sweep(world: int, sweep):
     """যাচাইয়ের sweep: নোটবুকের দেওয়া (যদি তাতে W থাকে), নইলে এই W-এর জন্য ছোট একটি।"""
     if isinstance(sweep, dict) and world in sweep.get("worlds", ()):
         return sweep
-    return comm_precision.error_sweep(worlds=(world,), n=_OWN_SWEEP_N)
+    return communication.error_sweep(worlds=(world,), n=_OWN_SWEEP_N)
 
 
 def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
-    """অনুশীলনী ০৯.৩ (সহনসীমায় বাছাই): comm_precision.SCHEMES-এর কোন scheme W rank-এ ত্রুটি tolerance-এর মধ্যে
+    """অনুশীলনী ০৯.৩ (সহনসীমায় বাছাই): communication.SCHEMES-এর কোন scheme W rank-এ ত্রুটি tolerance-এর মধ্যে
     রাখে আর সবচেয়ে সস্তা: আগে তারের বাইট কম, তারপর সাধারণ ring (FP32-এ যোগের আলাদা ব্যবস্থা লাগে না), তারপর বাড়তি
-    ভাগ ছাড়া (comm_precision.scheme_cost-এর ক্রম)। sweep: নোটবুকের error_sweep()-এর ফল (না দিলে যাচাই নিজেই মাপে)।"""
+    ভাগ ছাড়া (communication.scheme_cost-এর ক্রম)। sweep: নোটবুকের error_sweep()-এর ফল (না দিলে যাচাই নিজেই মাপে)।"""
     if is_blank(answer):
         return blank_verdict()
     w = positive_int(world, "world")                  # argument-গুলো বদলাই না: পরীক্ষার ধারা সেগুলোই জমা রাখে
-    if w > comm_precision.MAX_WORLD:
-        raise ValueError(f"world হবে 1 থেকে {comm_precision.MAX_WORLD} (world size); পেয়েছি {w}")
+    if w > communication.MAX_WORLD:
+        raise ValueError(f"world হবে 1 থেকে {communication.MAX_WORLD} (world size); পেয়েছি {w}")
     ref = _truth_sweep(w, sweep)
     key = str(answer).strip().lower() if isinstance(answer, str) else None
     if key not in ref["errors"]:
         return say(False, f"উত্তর হবে {', '.join(ref['errors'])}-এর একটি নাম; পেয়েছি {answer!r}।", form=True)
-    truth = comm_precision.smallest_safe_dtype(w, tolerance, ref)
+    truth = communication.smallest_safe_dtype(w, tolerance, ref)
     # চিত্রের মাপে এই W না থাকলে যাচাই নিজে ছোট একটি মাপ নেয়: সেটা বলে দিই, সীমানার কাছে চিত্রের সঙ্গে না-ও মিলতে পারে
     own = "" if ref is sweep else (f" (W = {w} তোমার দেওয়া মাপে নেই, তাই যাচাই নিজে মাপল, {_OWN_SWEEP_N}টি "
                                    "সংখ্যায়: সহনসীমার একেবারে কাছে চিত্রের সঙ্গে না-ও মিলতে পারে।)")

@@ -1,0 +1,147 @@
+"""বাংলা সাহিত্যের সংকলন (পাঠ ০৮): খণ্ড পড়া, পুরো খণ্ড ধরে train/held-out ভাগ, আর প্রতি step-এর batch।
+
+    from mishran.capstone.literature import LiteratureData
+    from mishran.data import BatchStream
+    data = LiteratureData()                      # bn_literature.txt, NFC, খণ্ড ধরে ভাগ করা
+    big = LiteratureData(corpus="full")          # চার গুণ বড় সংকলন, bn_literature_full.txt
+    stream = BatchStream(data, micro_batch=16, accumulation_steps=2, block_size=64, seed=0)
+    x, y = stream()                              # এই rank-এর পরের micro-batch
+
+সংকলন দুটি: "small" (পাঠ ০৮ যেটা পড়ে, প্রায় সাড়ে সাত লক্ষ অক্ষর) আর "full" (ছোটটির সব বই আর আরও, ৩০
+লক্ষের বেশি অক্ষর)। প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out
+নেয় পুরো খণ্ড, তাই একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়।
+"""
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from mishran.data import CharDataset, CharTokenizer, data_file
+
+__all__ = ["LITERATURE_FILE", "CORPORA", "Piece", "literature_path", "provenance", "load_pieces", "split_by_work",
+           "LiteratureData"]
+
+LITERATURE_FILE = "bn_literature.txt"
+# সংকলনের নাম → (লেখার ফাইল, provenance ফাইল); দুটোই data/-এ আর wheel-এর mishran/corpus/-এ
+CORPORA = {"small": (LITERATURE_FILE, "bn_literature_provenance.json"),
+           "full": ("bn_literature_full.txt", "bn_literature_full_provenance.json")}
+
+_HEADER = re.compile(r"^### (\S+)/(\d+) ?(.*)$")
+
+
+@dataclass
+class Piece:
+    """সংকলনের একটি খণ্ড: একটি গল্প, কবিতা বা অধ্যায় (পাঠ ০৮)। work: বইয়ের id; index: বইয়ের ভেতরে ক্রম।"""
+
+    work: str
+    index: int
+    title: str
+    text: str
+
+
+def _files(corpus) -> tuple[str, str]:
+    if not isinstance(corpus, str) or corpus not in CORPORA:
+        raise ValueError(f"অচেনা সংকলন {corpus!r} (unknown corpus); বেছে নাও: "
+                         f"{', '.join(repr(c) for c in CORPORA)}।")
+    return CORPORA[corpus]
+
+
+def literature_path(corpus: str = "small"):
+    """সংকলনের ফাইল কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।
+
+    corpus="small": bn_literature.txt (পাঠ ০৮-এর); corpus="full": bn_literature_full.txt (বড়টি)।
+    """
+    return data_file(_files(corpus)[0])
+
+
+def provenance(corpus: str = "small") -> dict:
+    """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
+    return json.loads(data_file(_files(corpus)[1]).read_text(encoding="utf-8"))
+
+
+def load_pieces(path=None, corpus: str = "small") -> list[Piece]:
+    """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।
+
+    path না দিলে corpus-এর ফাইল ("small" বা "full"); path দিলে সেই ফাইল।
+    """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path হবে একটি ফাইলের পথ (a path: str or pathlib.Path), বা None; পেয়েছি {path!r}")
+    source = literature_path(corpus) if path is None else Path(path)
+    try:
+        text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{source} UTF-8 লেখা নয় (not UTF-8 text); সংকলন হবে UTF-8-এ লেখা .txt ফাইল") from None
+    except OSError as err:        # নেই, ফোল্ডার, অনুমতি নেই: একই শ্রেণি, বাংলা বার্তা
+        raise type(err)(f"সংকলন পড়া গেল না (cannot read {source}: {err.strerror or err}); পথটা দেখো") from None
+    pieces, current, lines = [], None, []
+    for line in text.split("\n"):
+        m = _HEADER.match(line)
+        if m:
+            if current is not None:
+                pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
+            current, lines = (m.group(1), int(m.group(2)), m.group(3)), []
+        elif current is not None:
+            lines.append(line)
+    if current is not None:
+        pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
+    if not pieces:
+        raise ValueError(f"{source}-এ কোনো '### ' খণ্ড-শিরোনাম নেই (no piece headers); এটা কি bn_literature.txt?")
+    return pieces
+
+
+def split_by_work(pieces, every: int = 10, offset: int = 5):
+    """(train, held-out): প্রতিটি বইয়ের index % every == offset খণ্ডগুলো held-out — পুরো খণ্ড, অক্ষর নয় (পাঠ ০৮)।
+
+    ফলে held-out-এ প্রায় সব বই থেকে কিছু আছে (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।
+    """
+    if not isinstance(pieces, (list, tuple)) or not all(isinstance(p, Piece) for p in pieces):
+        raise TypeError(f"pieces হবে Piece-এর তালিকা, যেমন load_pieces() (pieces must be a list of Piece); "
+                        f"পেয়েছি {type(pieces).__name__}")
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (every, offset)) \
+            or every < 2 or not 0 <= offset < every:
+        raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every, দুটোই পূর্ণসংখ্যা (integers with every >= 2, "
+                         f"0 <= offset < every); পেয়েছি every={every!r}, offset={offset!r}")
+    train_set = [p for p in pieces if p.index % every != offset]
+    held = [p for p in pieces if p.index % every == offset]
+    if not held or not train_set:
+        raise ValueError("train বা held-out ভাগ খালি (empty split); every/offset বদলাও বা আরও খণ্ড দাও")
+    return train_set, held
+
+
+class LiteratureData:
+    """খণ্ড ধরে ভাগ করা ডেটা, CharDataset-এর মতো: tokenizer, train_data, val_data, get_batch (পাঠ ০৮)।
+
+    tokenizer বানানো হয় সব খণ্ডের অক্ষর থেকে (held-out-এর বিরল অক্ষরও যেন encode হয়); খণ্ডগুলোর মাঝে
+    একটি ফাঁকা লাইন। get_batch হুবহু mishran.data.CharDataset.get_batch (একই কোড, আবার লেখা নয়)।
+    pieces না দিলে corpus-এর সব খণ্ড ("small": পাঠ ০৮-এর, "full": বড়টি)।
+    """
+
+    get_batch = CharDataset.get_batch
+
+    def __init__(self, pieces=None, every: int = 10, offset: int = 5, corpus: str = "small"):
+        _files(corpus)                             # ভুল নাম আগেই ধরা পড়ুক, pieces দিলেও
+        pieces = load_pieces(corpus=corpus) if pieces is None else pieces
+        self.train_pieces, self.heldout_pieces = split_by_work(pieces, every, offset)
+        self.train_text = "\n\n".join(p.text for p in self.train_pieces)
+        self.heldout_text = "\n\n".join(p.text for p in self.heldout_pieces)
+        self.tokenizer = CharTokenizer("".join(p.text for p in pieces) + "\n")
+        self.train_data = torch.tensor(self.tokenizer.encode(self.train_text), dtype=torch.long)
+        self.val_data = torch.tensor(self.tokenizer.encode(self.heldout_text), dtype=torch.long)
+
+    @property
+    def vocab_size(self) -> int:
+        """tokenizer-এর অক্ষর-সংখ্যা (পাঠ ০৮)।"""
+        return self.tokenizer.vocab_size
+
+    def __repr__(self):
+        return (f"LiteratureData(vocab_size={self.vocab_size}, train={len(self.train_data)} অক্ষর "
+                f"{len(self.train_pieces)} খণ্ডে, held-out={len(self.val_data)} অক্ষর {len(self.heldout_pieces)} খণ্ডে)")
+
+

@@ -1,0 +1,368 @@
+"""কয়েকটি GPU-তে TinyGPT প্রশিক্ষণ, DeepSpeed ZeRO 0–3 বা PyTorch-এর FSDP2 — launcher দিয়ে চালানোর script (পাঠ ০৫, ০৯)।
+
+    deepspeed --num_gpus 2 --module mishran.engines.multi_gpu --zero-stage 2 --steps 40 --out z2_n2.json
+    deepspeed --num_gpus 1 --module mishran.engines.multi_gpu --zero-stage 2 --steps 40 --out z2_n1.json
+    torchrun --nproc_per_node 2 -m mishran.engines.multi_gpu --engine fsdp2 --steps 40 --out fsdp2_n2.json
+    python -m mishran.engines.multi_gpu --cpu --steps 3 --out smoke.json     # CPU-তে এক process (gloo), ছোট মডেল
+
+GPU-র সংখ্যা N যা-ই হোক, global batch একই থাকে: accumulation_steps = global_batch / (micro_batch × N)।
+প্রতিটি step-এর global batch একটি নির্দিষ্ট seed থেকে আসে আর N ভাগে ভাগ হয়, তাই N = 1 আর N = 2-এর loss
+একই নমুনার গড় — পার্থক্য শুধু যোগের ক্রমের rounding। প্রতিটি rank নিজের peak memory
+(torch.cuda.max_memory_allocated) আর model state-এর বাইট মাপে; rank 0 সব জড়ো করে JSON লেখে।
+launcher (deepspeed বা torchrun) প্রতিটি process-কে RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT দেয়
+(deepspeed আরও `--local_rank=...` argument জোড়ে); launcher ছাড়া চালালে mishran.engines.deepspeed_engine
+এক-process-এর env বসায়।
+
+`--engine fsdp2` (পাঠ ০৯): একই মডেল, ডেটা, batch-এর ভাগ আর precision, কিন্তু DeepSpeed-এর বদলে
+mishran.engines.fsdp.shard_model (bf16 → "bf16" policy, fp32 → "fp32"), torch.optim.AdamW (DeepSpeed-এর পথের সংখ্যাতেই:
+deepspeed_config.ADAMW) আর mishran.engines.amp.amp_step, FSDP2-এর gradient-sync সুইচ সহ। FP16 এখানে চলে না:
+FSDP2-এর নিজের loss scaler নেই। শেষে দুই engine-ই একই held-out batch-গুলোয় loss মাপে (HELDOUT), সব rank একসঙ্গে।
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from dataclasses import dataclass
+
+import torch
+from torch.distributed.device_mesh import init_device_mesh
+
+from mishran.checks import as_bool, as_seed, finite_float
+from mishran.data import BatchStream, CharDataset
+from mishran.engines import deepspeed_config, deepspeed_engine
+from mishran.engines.amp import amp_step
+from mishran.engines.fsdp import gradient_sync, model_state_bytes, shard_model
+from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.precision import NAMES as PRECISION_NAMES
+from mishran.precision import autocast, grad_scaler
+from mishran.precision import check as check_precision
+from mishran.precision import resolve as resolve_precision
+from mishran.versions import package_version
+
+__all__ = ["SIZES", "ENGINES", "HELDOUT", "parse_args", "run", "main"]
+
+# মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
+SIZES = {
+    "tiny": dict(block_size=64, n_layer=2, n_head=4, n_embd=64),        # ≈ 0.1M ওজন
+    "gpu": dict(block_size=256, n_layer=8, n_head=12, n_embd=768),      # ≈ 57M ওজন
+}
+
+ENGINES = ("deepspeed", "fsdp2")
+"""কে shard করে আর optimizer step দেয় (পাঠ ০৯): DeepSpeed-এর engine (ZeRO), নাকি PyTorch-এর FSDP2।"""
+
+HELDOUT = {"batches": 4, "batch_size": 8, "seed": 1234}
+"""held-out loss: val অংশ থেকে এই seed-এর generator-এ batches-টি batch, প্রতিটি batch_size নমুনা (পাঠ ০৯)।"""
+
+
+def parse_args(argv=None):
+    """`python -m mishran.engines.multi_gpu`-এর argument (পাঠ ০৫, ০৯)।"""
+    p = argparse.ArgumentParser(description="DeepSpeed ZeRO বা FSDP2 দিয়ে TinyGPT (mishran, পাঠ ০৫, ০৯)")
+    p.add_argument("--engine", default="deepspeed", choices=ENGINES, help="deepspeed (ZeRO) বা fsdp2 (PyTorch)")
+    p.add_argument("--zero-stage", type=int, default=None, choices=list(deepspeed_config.ZERO_STAGES),
+                   help="শুধু deepspeed। ডিফল্ট: config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1, "
+                        "নইলে 0)")
+    p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
+    p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
+    p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
+    p.add_argument("--precision", default="auto", choices=["auto", *PRECISION_NAMES])
+    p.add_argument("--size", default=None, choices=sorted(SIZES), help="মডেলের মাপ (ডিফল্ট: CPU-তে tiny, GPU-তে gpu)")
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--warmup", type=int, default=None, help="সময় মাপার আগে কয়টি step বাদ (ডিফল্ট ৩, কম step-এ ০)")
+    p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে (gloo, BF16)")
+    p.add_argument("--out", default=None, help="ফলাফলের JSON ফাইল (rank 0 লেখে)")
+    p.add_argument("--local_rank", type=int, default=None,
+                   help="DeepSpeed launcher নিজে দেয়; env-এর LOCAL_RANK-ই ব্যবহার হয়")
+    return p.parse_args(argv)
+
+
+@dataclass
+class _Plan:
+    """একটি run-এর সব সিদ্ধান্ত, একবারই ঠিক করা; দুই engine-এর পথ এটাই পড়ে।"""
+
+    device: torch.device
+    world: int
+    micro: int
+    accum: int
+    precision: str
+    zero_stage: int | None
+    lr: float
+    steps: int
+    warmup: int
+    data: CharDataset
+    block_size: int
+    num_params: int
+
+
+def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
+        precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
+        cpu: bool = False, engine: str = "deepspeed") -> dict | None:
+    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫, ০৯)।
+
+    precision একবারই ঠিক হয় ('auto' হলে mishran.precision.resolve), config তা থেকে বানানো, ফলাফলেও সেটাই।
+    zero_stage=None হলে stage ঠিক করে deepspeed_config.config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে
+    FP32-এ); ফলাফলের "zero_stage" config-এর আসল stage। engine="fsdp2": একই মডেল, ডেটা আর precision
+    FSDP2-এ (zero_stage দেওয়া চলে না, ফলাফলে None; "policy" = precision-এর নাম; fp16 চলে না)। দুই পথেই ফলাফলে
+    "engine", প্রতি rank-এর model_state_bytes (params, master_weights, optimizer_states, grads, total) আর
+    "heldout_loss" (HELDOUT-এর batch-গুলোয় গড় loss, প্রশিক্ষণের শেষে)।
+    """
+    cpu = _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu,
+                          engine)
+    device, backend = _start(cpu)
+    rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    on_gpu = device.type == "cuda"
+    size = size or ("gpu" if on_gpu else "tiny")
+    global_batch, micro, accum = _batch_plan(global_batch, micro_batch, world, on_gpu)
+    precision = resolve_precision(precision, device)          # একবারই ঠিক হয়; config তা থেকে বানানো
+    _check_engine(engine, zero_stage, precision)               # 'auto' কোনো T4-এ fp16 হতে পারে
+    data = CharDataset()
+    gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])
+    model = TinyGPT(gpt, seed=seed)                            # সব rank-এ একই শুরুর ওজন
+    warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
+    plan = _Plan(device, world, micro, accum, precision, zero_stage, lr, steps, warmup, data, gpt.block_size,
+                 model.num_parameters())
+    # সব rank একই seed-এ একই global batch টানে, আর প্রত্যেকে নেয় নিজের ভাগ
+    stream = BatchStream(data, micro, accum, gpt.block_size, world_size=world, rank=rank, seed=seed)
+    train = _train_deepspeed if engine == "deepspeed" else _train_fsdp2
+    out = train(model, lambda: [stream() for _ in range(accum)], plan)
+    if rank != 0:
+        return None
+    timed, elapsed = steps - warmup, out.pop("elapsed")
+    speed = elapsed and timed > 0
+    tokens = global_batch * gpt.block_size
+    return {
+        "engine": engine, "world_size": world, "zero_stage": out.pop("zero_stage"), "policy": out.pop("policy"),
+        "precision": precision,
+        "device": torch.cuda.get_device_name(device) if on_gpu else (platform.processor() or "cpu"),
+        "backend": backend, "model_size": size, "num_params": plan.num_params,
+        "global_batch": global_batch, "micro_batch": micro, "accumulation_steps": accum,
+        "block_size": gpt.block_size, "steps": steps, "warmup_steps": warmup,
+        "losses": out.pop("losses"), "heldout_loss": out.pop("heldout_loss"),
+        "ms_per_step": 1000 * elapsed / timed if speed else None,
+        "tokens_per_s": tokens * timed / elapsed if speed else None,
+        **out,
+        "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
+    }
+
+
+def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
+    """DeepSpeed-এর পথ (পাঠ ০৫): config, engine, প্রতিটি step mishran.engines.deepspeed_engine.engine_step,
+    শেষে মেমরি আর held-out।"""
+    config = deepspeed_config.config_for_device(micro_batch=plan.micro, accumulation_steps=plan.accum,
+                                         world_size=plan.world, zero_stage=plan.zero_stage,
+                                         precision=plan.precision, device=plan.device.type)
+    zero_stage = config["zero_optimization"]["stage"]
+    engine = deepspeed_engine.initialize(model, config, lr=plan.lr)
+    with deepspeed_engine.LossScaleLog(engine) as log:
+        losses, elapsed = _train_steps(lambda batches: deepspeed_engine.engine_step(engine, batches), next_batches,
+                                       plan, log.record)
+    states = deepspeed_engine.model_state_bytes(engine)                      # ZeRO-3-এর ভাগসহ
+    per_rank = _rank_memory(plan.device, states)
+    heldout = _heldout_loss(engine, plan)                      # ZeRO-3: সব rank একসঙ্গে forward
+    deepspeed_engine.release(engine)
+    return {"zero_stage": zero_stage, "policy": None, "losses": losses, "elapsed": elapsed,
+            "heldout_loss": heldout, "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
+            "per_rank": per_rank,
+            "zero_paper_bytes_per_gpu": deepspeed_config.zero_model_state_bytes(plan.num_params, zero_stage,
+                                                                                plan.world),
+            "config": config}
+
+
+def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
+    """FSDP2-এর পথ (পাঠ ০৯): shard_model, AdamW (deepspeed_config.ADAMW), প্রতিটি step amp_step — cast করে policy,
+    autocast বন্ধ।"""
+    device = plan.device
+    mesh = init_device_mesh(device.type, (plan.world,))        # --cpu হলে GPU থাকলেও CPU-র mesh (gloo)
+    shard_model(model.to(device), plan.precision, mesh=mesh)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, **deepspeed_config.ADAMW)
+    ctx, scaler = autocast(device, "fp32"), grad_scaler(device, "fp32")   # দুটোই বন্ধ
+    sync = gradient_sync(model)                                 # শেষ micro-step ছাড়া reduce-scatter নয়
+    clip = _deepspeed_clip_norm()
+
+    def step(batches):
+        loss, _ = amp_step(model, optimizer, scaler, ctx, batches, clip_norm=clip, sync=sync)
+        return loss * len(batches)                              # engine_step-এর মতো micro-batch-এর যোগফল
+
+    def on_device():
+        return [(x.to(device, non_blocking=True), y.to(device, non_blocking=True)) for x, y in next_batches()]
+
+    losses, elapsed = _train_steps(step, on_device, plan)
+    per_rank = _rank_memory(device, model_state_bytes(model, optimizer))
+    heldout = _heldout_loss(model, plan)
+    config = {"policy": plan.precision, "reshard_after_forward": True, "optimizer": "torch.optim.AdamW",
+              "lr": plan.lr, **{k: list(v) if isinstance(v, tuple) else v for k, v in deepspeed_config.ADAMW.items()},
+              "gradient_clipping": clip}
+    return {"zero_stage": None, "policy": plan.precision, "losses": losses, "elapsed": elapsed,
+            "heldout_loss": heldout, "loss_scales": [], "skipped_steps": [], "per_rank": per_rank,
+            "zero_paper_bytes_per_gpu": None, "config": config}
+
+
+def _deepspeed_clip_norm() -> float:
+    """DeepSpeed-এর পথ gradient-এর norm যেখানে কাটে (clip), FSDP2-এর পথও সেখানে (পাঠ ০৯)।
+
+    এই script-এর DeepSpeed config-এ "gradient_clipping" নেই, তাই DeepSpeed নিজের ডিফল্ট নেয়:
+    deepspeed.runtime.constants.GRADIENT_CLIPPING_DEFAULT (0.19.8-এ 1.0)। সংখ্যাটা সেখান থেকেই পড়া, যাতে দুই
+    engine একই নিয়মে চলে — এটা বাদ দিলে ২০ step পরে দুই engine-এর loss আলাদা হয়ে যায় (GPU-তে 3.41 বনাম 3.36)।
+    """
+    from deepspeed.runtime.constants import GRADIENT_CLIPPING_DEFAULT
+    return float(GRADIENT_CLIPPING_DEFAULT)
+
+
+def _whole(value, name: str, least: int, none_ok: bool = True) -> None:
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 2 ** 20:
+        raise ValueError(f"{name} হবে {least} থেকে 2**20-এর একটি পূর্ণসংখ্যা{' বা None' if none_ok else ''} ({name} must be "
+                         f"an integer >= {least}); পেয়েছি {value!r}")
+
+
+def _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu,
+                    engine="deepspeed") -> bool:
+    """run()-এর সুইচগুলো process group চালুর আগেই যাচাই: ভুলে বাংলা + English বার্তা, DeepSpeed-এর নয়।"""
+    if zero_stage is not None and (isinstance(zero_stage, bool) or not isinstance(zero_stage, int)
+                                   or zero_stage not in deepspeed_config.ZERO_STAGES):
+        raise ValueError(f"zero_stage হবে None বা 0–3 (zero_stage must be None or 0-3); পেয়েছি {zero_stage!r}")
+    _whole(steps, "steps", 0, none_ok=False)
+    for value, name in ((global_batch, "global_batch"), (micro_batch, "micro_batch")):
+        _whole(value, name, 1)
+    _whole(warmup, "warmup", 0)
+    check_precision(precision, allow_auto=True)
+    if size is not None and (not isinstance(size, str) or size not in SIZES):
+        raise ValueError(f"অচেনা মাপ {size!r} (unknown size); বেছে নাও: {', '.join(SIZES)} বা None")
+    finite_float(lr, "lr", positive=True)
+    as_seed(-1 if seed is None else seed)
+    _check_engine(engine, zero_stage, precision)
+    return as_bool(cpu, "cpu")
+
+
+def _check_engine(engine, zero_stage, precision) -> None:
+    """engine চেনা কি না; fsdp2-এ ZeRO stage বা FP16 চাইলে পরিষ্কার বার্তা।"""
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ValueError(f"অচেনা engine {engine!r} (unknown engine); বেছে নাও: {', '.join(ENGINES)}")
+    if engine == "fsdp2" and zero_stage is not None:
+        raise ValueError(f"zero_stage শুধু DeepSpeed-এর (zero_stage is for engine='deepspeed'); FSDP2 সবসময় ওজন, "
+                         "gradient আর optimizer state তিনটিই ভাগ করে (ZeRO-3-এর মতো)। zero_stage=None দাও; "
+                         f"পেয়েছি {zero_stage!r}")
+    if engine == "fsdp2" and precision == "fp16":
+        raise ValueError("FSDP2-এর পথে fp16 নেই (fp16 is not supported with engine='fsdp2'): FSDP2-এর নিজের loss "
+                         "scaler নেই, আর এই script তা যোগ করে না। precision='bf16' বা 'fp32' দাও, বা engine='deepspeed'।")
+
+
+def _start(cpu: bool) -> tuple[torch.device, str]:
+    """এই process-এর device বাছে আর process group চালু করে: (device, backend)।"""
+    use_cuda = torch.cuda.is_available() and not cpu
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    local_size = int(os.environ.get("LOCAL_SIZE") or os.environ.get("LOCAL_WORLD_SIZE") or "1")  # deepspeed, torchrun
+    if use_cuda:
+        torch.cuda.set_device(local_rank)
+        torch.cuda.reset_peak_memory_stats()
+    elif local_size > 1 and "OMP_NUM_THREADS" not in os.environ:
+        # CPU-তে কয়েকটি process একই core ভাগ করে; প্রত্যেকে সব core নিলে তারা একে অপরের জন্য অপেক্ষা করে
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // local_size))
+    # launcher না থাকলে এক process-এর env বসে; থাকলে launcher-এর দেওয়া মানই থাকে
+    info = deepspeed_engine.setup_single_process(backend="nccl" if use_cuda else "gloo")
+    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
+    return device, info["backend"]
+
+
+def _batch_plan(global_batch: int | None, micro: int | None, world: int, on_gpu: bool) -> tuple[int, int, int]:
+    """(global batch, micro, accumulation): N বাড়লে accumulation কমে, global batch একই থাকে।
+
+    না দিলে GPU-তে 64 আর 8, CPU-তে 16 আর 4।
+    """
+    global_batch = global_batch or (64 if on_gpu else 16)
+    micro = micro or (8 if on_gpu else 4)
+    if global_batch % (micro * world):
+        raise SystemExit(f"global batch {global_batch} micro_batch {micro} × GPU {world} দিয়ে বিভাজ্য নয় "
+                         "(global batch must be divisible by micro_batch × world_size)")
+    return global_batch, micro, global_batch // (micro * world)
+
+
+def _train_steps(step, next_batches, plan: _Plan, record=None) -> tuple[list[float], float | None]:
+    """plan.steps-টি optimizer step, প্রতিটি step(micro_batches) দিয়ে; ফেরত: (প্রতি step-এর গড় loss, সময়)।
+
+    step ফেরত দেয় এই rank-এর micro-batch-গুলোর loss-এর যোগফল (device-এ); record (DeepSpeed-এর loss scale-এর
+    খাতা) প্রতিটি step-এর পরে। loss সব rank-এর সব micro-batch-এর গড়; সময় warmup-এর পরের step-গুলোর (কোনো step
+    না থাকলে None)।
+    """
+    on_gpu = plan.device.type == "cuda"
+    losses, t_start = [], None
+    for i in range(plan.steps):
+        if i == plan.warmup:
+            if on_gpu:
+                torch.cuda.synchronize()
+            t_start = time.perf_counter()
+        micro_batches = next_batches()
+        step_loss = step(micro_batches)
+        if record is not None:
+            record()
+        torch.distributed.all_reduce(step_loss)                # সব rank-এর micro-batch-এর যোগফল
+        losses.append(step_loss.item() / (len(micro_batches) * plan.world))
+    if on_gpu:
+        torch.cuda.synchronize()
+    return losses, (time.perf_counter() - t_start if t_start is not None else None)
+
+
+def _heldout_loss(model, plan: _Plan) -> float:
+    """HELDOUT-এর val batch-গুলোয় গড় loss: eval mode, gradient ছাড়া; প্রতিটি rank একই batch (ZeRO-3 আর FSDP2-এ
+    forward-এর all-gather সবাই মিলে করে), তারপর rank-গুলোর গড়।"""
+    generator = torch.Generator().manual_seed(HELDOUT["seed"])
+    total = torch.zeros((), device=plan.device)
+    model.eval()
+    with torch.no_grad():
+        for _ in range(HELDOUT["batches"]):
+            x, y = plan.data.get_batch("val", HELDOUT["batch_size"], plan.block_size, generator=generator)
+            _, loss = model(x.to(plan.device), y.to(plan.device))
+            total += loss.float()
+    model.train()
+    torch.distributed.all_reduce(total)
+    return total.item() / (HELDOUT["batches"] * plan.world)
+
+
+def _rank_memory(device: torch.device, state_bytes: dict) -> list[dict]:
+    """প্রতিটি rank-এর peak memory আর model state-এর বাইট, সব rank থেকে জড়ো করা।"""
+    on_gpu = device.type == "cuda"
+    mine = {"rank": torch.distributed.get_rank(), "device": str(device),
+            "peak_memory_bytes": torch.cuda.max_memory_allocated(device) if on_gpu else None,
+            "memory_allocated_bytes": torch.cuda.memory_allocated(device) if on_gpu else None,
+            "model_state_bytes": state_bytes}
+    per_rank = [None] * torch.distributed.get_world_size()
+    torch.distributed.all_gather_object(per_rank, mine)
+    return per_rank
+
+
+def main(argv=None) -> dict | None:
+    """কমান্ড লাইন থেকে run(): ফল ছাপে, --out দিলে rank 0 JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৫, ০৯)।"""
+    args = parse_args(argv)
+    if args.cpu:
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")         # GPU থাকলেও DeepSpeed-এর CPU accelerator
+    elif not torch.cuda.is_available():
+        print("GPU পাওয়া যায়নি; CPU-তে চলছে (gloo, BF16)।")
+    result = run(zero_stage=args.zero_stage, steps=args.steps, global_batch=args.global_batch,
+                 micro_batch=args.micro_batch, precision=args.precision, size=args.size, lr=args.lr, seed=args.seed,
+                 warmup=args.warmup, cpu=args.cpu, engine=args.engine)
+    if result is not None:
+        r = result
+        who = f"ZeRO {r['zero_stage']}" if r["engine"] == "deepspeed" else "FSDP2"
+        print(f"{who}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: loss "
+              f"{r['losses'][0]:.4f} → {r['losses'][-1]:.4f}, held-out {r['heldout_loss']:.4f}"
+              + (f", {r['ms_per_step']:.1f} ms/step" if r["ms_per_step"] else ""))
+        peaks = [p["peak_memory_bytes"] for p in r["per_rank"]]
+        if peaks[0] is not None:
+            print("প্রতি GPU-র peak memory (MiB):", [round(p / 2 ** 20, 1) for p in peaks])
+        print("প্রতি rank-এর model state (MiB):",
+              [round(p["model_state_bytes"]["total"] / 2 ** 20, 2) for p in r["per_rank"]])
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as f:
+                json.dump(result, f, ensure_ascii=False, indent=1)
+            print(f"ফলাফল লেখা হলো: {args.out}")
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()
+    return result
+
+
+if __name__ == "__main__":
+    main()

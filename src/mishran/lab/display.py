@@ -1,0 +1,187 @@
+"""Notebook-এ পড়ার জিনিস দেখানো: HTML সারণি আর রং-করা source code (সব পাঠে; পাঠ ০০ প্রথম দেখায়)।
+
+লেখা দিয়ে সাজানো সারণি (padding-করা text) বাংলা থাকলে কলাম হারায়: একটি যুক্তাক্ষর কয়েকটি অক্ষর হলেও
+জায়গা নেয় কম। তাই সারণি HTML-এ, প্রতিটি ঘরে padding দিয়ে। matplotlib বা ipywidgets এখানে লাগে না।
+"""
+from __future__ import annotations
+
+import html
+import inspect
+import numbers
+import re
+import textwrap
+from collections.abc import Iterable
+
+from mishran.checks import as_bool, positive_int
+
+__all__ = ["table_html", "show_table", "source_text", "source_html", "show_source", "Rich", "wrap_text",
+           "print_wrapped"]
+
+CELL_STYLE = "padding:4px 12px;border-bottom:1px solid #d0d0d0;vertical-align:top"
+HEAD_STYLE = "padding:4px 12px;border-bottom:2px solid #808080;vertical-align:bottom;font-weight:bold"
+SOURCE_BACKGROUND = "#f7f7f7"
+
+
+class Rich:
+    """HTML আর সাধারণ লেখা দুটোই বহন করে: JupyterLab/Colab HTML দেখায়, লেখা-শুধু পরিবেশ লেখা।"""
+
+    def __init__(self, html_text: str, text: str):
+        self.html, self.text = html_text, text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+_NUMERIC = re.compile(r"^[+\-−]?[\d.,]+(e[+\-]?\d+)?%?$")
+
+
+def _is_number(value) -> bool:
+    """সংখ্যা, বা সংখ্যার মতো লেখা ("0.42", "1,024", "36%") — এগুলো ডানে সাজানো।"""
+    if isinstance(value, str):
+        return bool(_NUMERIC.match(value.strip())) and any(ch.isdigit() for ch in value)
+    return isinstance(value, numbers.Number) and not isinstance(value, bool)
+
+
+def _cell(value, tag: str, style: str, escape: bool) -> str:
+    text = str(value)
+    if escape:
+        text = html.escape(text)
+    align = "right" if _is_number(value) else "left"
+    return f"<{tag} style='{style};text-align:{align}'>{text}</{tag}>"
+
+
+def _rows(rows, header, caption, escape) -> tuple:
+    """সারি (ঘরের তালিকার তালিকা), শিরোনাম (ঘরের তালিকা বা None), caption আর escape যাচাই করে; সারি আর শিরোনাম
+    list-এ আনে।"""
+    given = rows
+    rows = list(rows) if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes)) \
+        and getattr(rows, "ndim", 1) else None
+    if rows is None or any(isinstance(r, (str, bytes)) or not isinstance(r, Iterable) or not getattr(r, "ndim", 1)
+                           for r in rows):
+        raise TypeError(f"rows হবে সারির তালিকা, প্রতিটি সারি ঘরের তালিকা (rows must be a list of lists); পেয়েছি "
+                        f"{given!r}")
+    if header is not None and (isinstance(header, (str, bytes)) or not isinstance(header, Iterable)
+                               or not getattr(header, "ndim", 1)):
+        raise TypeError(f"header হবে ঘরের তালিকা বা None (header must be a list); পেয়েছি {header!r}")
+    escape = as_bool(escape, "escape")
+    if caption is not None and not isinstance(caption, str):
+        raise TypeError(f"caption হবে লেখা বা None (caption must be a str or None); পেয়েছি {caption!r}")
+    return [list(r) for r in rows], None if header is None else list(header)
+
+
+def table_html(rows, header=None, caption: str | None = None, escape: bool = True) -> str:
+    """সারির তালিকা (প্রতিটি সারি ঘরের তালিকা) থেকে HTML সারণি; সংখ্যা ডানে, লেখা বাঁয়ে সাজানো।
+
+    escape=False দিলে ঘরের লেখা HTML হিসেবে বসে (যেমন রং-করা বিট); তখন লেখা নিরাপদ কি না তোমার দায়িত্ব।
+    """
+    rows, header = _rows(rows, header, caption, escape)
+    width = len(header) if header is not None else max((len(r) for r in rows), default=0)
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise ValueError(f"সারি {i}-এ {len(r)}টি ঘর, শিরোনামে {width}টি (row length differs from header)")
+    parts = ["<table style='border-collapse:collapse;margin:6px 0'>"]
+    if caption:
+        parts.append(f"<caption style='text-align:left;padding:4px 0'>{html.escape(caption)}</caption>")
+    if header is not None:
+        parts.append("<thead><tr>" + "".join(_cell(h, "th", HEAD_STYLE, escape) for h in header)
+                     + "</tr></thead>")
+    parts.append("<tbody>")
+    for r in rows:
+        parts.append("<tr>" + "".join(_cell(v, "td", CELL_STYLE, escape) for v in r) + "</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _table_text(rows, header) -> str:
+    """একই সারণি সাধারণ লেখায় (HTML দেখাতে না পারা পরিবেশের জন্য): ঘর আলাদা ' | ' দিয়ে।"""
+    lines = [" | ".join(map(str, header))] if header is not None else []
+    lines += [" | ".join(map(str, r)) for r in rows]
+    return "\n".join(lines)
+
+
+def show_table(rows, header=None, caption: str | None = None, escape: bool = True) -> None:
+    """সারণিটি notebook-এ দেখায় (HTML, ঘরে padding); কিছু ফেরত দেয় না।"""
+    from IPython.display import display
+
+    rows, header = _rows(rows, header, caption, escape)
+    display(Rich(table_html(rows, header, caption, escape), _table_text(rows, header)))
+
+
+def source_text(obj, start: str | None = None, end: str | None = None) -> str:
+    """obj-এর source (function, method, class বা module), বাঁয়ের বাড়তি ফাঁকা সরিয়ে (সব পাঠ)।
+
+    কোর্সের নিজের কোড নাম ধরেই দেখাও: একটি ছোট function বা method পুরোটা। start/end শুধু বাইরের লাইব্রেরির
+    (যেমন DeepSpeed) লম্বা function-এর একটি অংশের জন্য: start লেখা প্রথম লাইন থেকে তার পরের end লেখা লাইন পর্যন্ত;
+    লাইব্রেরি বদলে লাইনটি না থাকলে বাংলা + English ভুলবার্তা, চুপচাপ অন্য কিছু দেখানো নয়।
+    """
+    for marker, name in ((start, "start"), (end, "end")):
+        if marker is not None and not isinstance(marker, str):
+            raise TypeError(f"{name} হবে লেখা (str) বা None ({name} must be a str or None); পেয়েছি {marker!r}")
+    try:
+        code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    except (TypeError, OSError):
+        raise TypeError(f"source পাওয়া গেল না (no source code): obj হবে function, class, method বা module; পেয়েছি "
+                        f"{obj!r}") from None
+    lines = code.splitlines()
+    first = 0 if start is None else _line_with(lines, start, 0, obj)
+    last = len(lines) - 1 if end is None else _line_with(lines, end, first + (start is not None), obj)
+    return textwrap.dedent("\n".join(lines[first:last + 1])) + ("\n" if code.endswith("\n") else "")
+
+
+def _line_with(lines: list, marker: str, begin: int, obj) -> int:
+    for i in range(begin, len(lines)):
+        if marker in lines[i]:
+            return i
+    name = getattr(obj, "__qualname__", type(obj).__name__)
+    raise ValueError(f"{name}-এর source-এ {marker!r} লেখা লাইন নেই (marker not found): লাইব্রেরির কোড বদলেছে; "
+                     "নতুন source দেখে start/end ঠিক করো।")
+
+
+def source_html(obj, start: str | None = None, end: str | None = None) -> str:
+    """source_text(obj, start, end), pygments দিয়ে রং করা HTML (inline রং: সব frontend-এ চলে)।"""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    code = source_text(obj, start, end)
+    formatter = HtmlFormatter(noclasses=True, nobackground=True,
+                              prestyles=f"background:{SOURCE_BACKGROUND};color:#1a1a1a;padding:8px 12px;"
+                                        "line-height:1.35;overflow-x:auto")
+    return highlight(code, PythonLexer(), formatter)
+
+
+def show_source(obj, start: str | None = None, end: str | None = None) -> None:
+    """obj-এর source রং করে দেখায়, নাম ধরে — যেমন show_source(amp_step), show_source(GradScaler.update)।
+
+    start/end: বাইরের লাইব্রেরির লম্বা function-এর একটি অংশ (source_text দেখো)।
+    """
+    from IPython.display import display
+
+    code = source_text(obj, start, end)
+    display(Rich(source_html(code), code))
+
+
+def wrap_text(text, width: int = 96, indent: str = "") -> str:
+    """লম্বা লেখা শুধু ফাঁকা জায়গায় ভেঙে কয়েক লাইনে (পাঠ ০৩–০৫): notebook-এর output-এ বাংলা যুক্তাক্ষর মাঝখানে কাটে না।
+
+    আগের লাইন-ভাঙা (\\n) যেমন আছে থাকে; পরের লাইনগুলো indent দিয়ে শুরু হয়।
+    """
+    import textwrap
+
+    width = positive_int(width, "width")
+    if not isinstance(indent, str):
+        raise TypeError(f"indent হবে লেখা (str), যেমন '  ' (indent must be a str); পেয়েছি {indent!r}")
+    lines = []
+    for line in str(text).split("\n"):
+        lead = line[:len(line) - len(line.lstrip())]
+        lines.extend(textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + indent,
+                                   break_long_words=False, break_on_hyphens=False) or [""])
+    return "\n".join(lines)
+
+
+def print_wrapped(*parts, width: int = 96, indent: str = "  ") -> None:
+    """print()-এর মতো, কিন্তু লম্বা লাইন ফাঁকা জায়গায় ভেঙে ছাপে (পাঠ ০৩–০৫)।"""
+    print(wrap_text(" ".join(str(p) for p in parts), width, indent))

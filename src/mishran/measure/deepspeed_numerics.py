@@ -1,0 +1,161 @@
+"""DeepSpeed engine-এর ভেতরের সংখ্যা: gradient কোন dtype-এ জমে, আর ১৬-বিট engine-এ কোন op কোন dtype-এ চলে (পাঠ ০৫)।
+
+    from mishran.engines import deepspeed_config, deepspeed_engine
+    from mishran.measure import deepspeed_numerics
+    engine = deepspeed_engine.initialize(
+        model, deepspeed_config.config_for_device(micro_batch=8, accumulation_steps=16))
+    deepspeed_numerics.accumulation_error(engine, batches)      # optimizer যে জমানো gradient পায়, তার আপেক্ষিক ভুল
+
+    ref = deepspeed_numerics.fp64_reference(one_block.OneBlockLM(vocab), batches)
+    deepspeed_numerics.compare_with_reference(engine, engine.module, batches, ref, backward=engine.backward)
+
+deepspeed import হয় শুধু accumulation_error-এর ভেতরে; matplotlib বা ipywidgets নয়।
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+
+import torch
+from torch import nn
+
+from mishran.checks import as_bool
+from mishran.engines.amp import tensor_pairs
+
+__all__ = ["accumulation_error", "accumulation_errors", "fp64_reference", "compare_with_reference"]
+
+
+def _relative_error(got, reference) -> float:
+    """‖got − reference‖ / ‖reference‖, সব tensor মিলিয়ে, FP64-এ।"""
+    pairs = zip(got, reference, strict=True)
+    diff = sum(float(((g.detach().double().reshape(-1) - r.reshape(-1)) ** 2).sum()) for g, r in pairs)
+    norm = sum(float((r ** 2).sum()) for r in reference)
+    return math.sqrt(diff / norm) if norm > 0 else math.sqrt(diff)
+
+
+def _engine(engine):
+    if not callable(getattr(engine, "gradient_accumulation_steps", None)):
+        raise TypeError(f"engine হবে deepspeed_engine.initialize(...)-এর DeepSpeed engine "
+                        f"(engine must be a DeepSpeedEngine); পেয়েছি {engine!r}")
+    return engine
+
+
+def _module(module):
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"model হবে একটি torch.nn.Module (model must be a torch.nn.Module); পেয়েছি {module!r}")
+    return module
+
+
+def accumulation_error(engine, micro_batches) -> dict:
+    """engine-এর এক optimizer step-এর micro-batch-গুলো চালিয়ে, optimizer যে জমানো gradient পায় তার ভুল মাপে (পাঠ ০৫)।
+
+    তুলনা একই micro-gradient-গুলোর FP64 যোগফলের সঙ্গে: প্রতিটি ওজনে একটি hook backward-এর সময় ঠিক সেই
+    gradient পায়, যা engine জমাতে যাচ্ছে, আর সেটি FP64-এ যোগ করে। তাই ভুলটা শুধু জমানো আর পাঠানোর
+    (reduce-এর) rounding, forward/backward-এর নয়। শেষ micro-batch-এর backward-এর পরে — সীমানায়, reduce-এর
+    পরে, optimizer step-এর আগে — DeepSpeed-এর নিজের deepspeed.utils.safe_get_full_grad দিয়ে জমানো gradient
+    পড়া হয়; তারপর engine.step()।
+    micro_batches: (x, y)-এর তালিকা, সংখ্যায় ঠিক engine-এর gradient_accumulation_steps।
+    ফেরত: {"k", "error" (‖G − R‖ / ‖R‖), "accumulate_dtype", "communication_dtype", "optimizer"}।
+    """
+    from deepspeed.utils import safe_get_full_grad
+
+    micro_batches = tensor_pairs(micro_batches)
+    k = _engine(engine).gradient_accumulation_steps()
+    if len(micro_batches) != k:
+        raise ValueError(f"micro-batch {len(micro_batches)}টি, কিন্তু engine-এর gradient_accumulation_steps {k} "
+                         "(one optimizer step needs exactly gradient_accumulation_steps micro-batches)।")
+    params = [p for p in engine.module.parameters() if p.requires_grad]
+    sums = [None] * len(params)
+
+    def recorder(i):
+        def hook(grad):
+            sums[i] = grad.detach().double() if sums[i] is None else sums[i] + grad.detach().double()
+        return hook
+
+    handles = [p.register_hook(recorder(i)) for i, p in enumerate(params)]
+    try:
+        for i, (x, y) in enumerate(micro_batches):
+            _, loss = engine(x.to(engine.device), y.to(engine.device))
+            engine.backward(loss)
+            if i < k - 1:
+                engine.step()                 # সীমানার আগে: কিছুই হয় না, শুধু engine গোনে
+        accumulated = [safe_get_full_grad(p) for p in params]
+    finally:
+        for handle in handles:
+            handle.remove()
+    used = [(g, s) for g, s in zip(accumulated, sums, strict=True) if s is not None]
+    error = _relative_error([g for g, _ in used], [s for _, s in used])
+    engine.step()
+    return {"k": k, "error": error, "accumulate_dtype": engine.get_data_types()[1],
+            "communication_dtype": engine.communication_data_type, "optimizer": type(engine.optimizer).__name__}
+
+
+def accumulation_errors(engine, micro_batches, ks) -> dict:
+    """একই engine-এ কয়েকটি k, বড় থেকে ছোট: প্রতিটিতে একটি optimizer step, প্রথম k-টি micro-batch দিয়ে (পাঠ ০৫)।
+
+    k বসানো হয় DeepSpeed-এর নিজের engine.set_train_batch_size দিয়ে (micro-batch-এর মাপ একই থাকে), তাই প্রতিটি k-র
+    জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
+    (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
+    """
+    micro_batches, engine = tensor_pairs(micro_batches), _engine(engine)
+    if isinstance(ks, (str, bytes, torch.Tensor)) or not hasattr(ks, "__iter__") or not all(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
+        raise TypeError(f"ks হবে ধনাত্মক পূর্ণসংখ্যার তালিকা, যেমন [64, 16, 4] (ks must be positive integers); "
+                        f"পেয়েছি {ks!r}")
+    out = {}
+    for k in sorted(set(ks), reverse=True):
+        if len(micro_batches) < k or engine.micro_steps % k:
+            raise ValueError(f"k = {k}: micro-batch {len(micro_batches)}টি, engine-এর micro-step {engine.micro_steps}; "
+                             "k-গুলো বড় থেকে ছোট, প্রতিটি আগেরটির ভাজক হতে হবে (each k must divide the larger ones, "
+                             "and there must be at least k micro-batches)।")
+        engine.set_train_batch_size(engine.train_micro_batch_size_per_gpu() * k * engine.dp_world_size)
+        out[k] = accumulation_error(engine, micro_batches[:k])
+    return out
+
+
+def fp64_reference(model: nn.Module, batches) -> dict:
+    """model-এর একটি FP64 কপিতে (একই ওজন, model বদলায় না): প্রতিটি ব্যাচের loss, আর প্রথম ব্যাচের gradient (পাঠ ০৫)।"""
+    batches, model = tensor_pairs(batches, "batches"), _module(model)
+    if not batches:
+        raise ValueError("অন্তত একটি (x, y) ব্যাচ দাও (at least one batch is needed)")
+    ref = copy.deepcopy(model).double()
+    losses = []
+    for i, (x, y) in enumerate(batches):
+        with torch.set_grad_enabled(i == 0):
+            _, loss = ref(x, y)
+        if i == 0:
+            loss.backward()
+        losses.append(loss.item())
+    return {"losses": losses, "grads": [p.grad.detach() for p in ref.parameters()]}
+
+
+def compare_with_reference(forward, module: nn.Module, batches, reference: dict, backward=None,
+                           context=contextlib.nullcontext, gradients: bool = True) -> dict:
+    """একটি পথ (engine, autocast-এর ভেতরে মডেল, ...) FP64-এর তুলনায় কতটা সরে, আর কোন op কোন dtype-এ চলল (পাঠ ০৫)।
+
+    forward(x, y) → (logits, loss): যে পথটা মাপতে চাও; module: যার .dtypes আর ওজনের .grad পড়া হবে;
+    backward: প্রথম ব্যাচের loss-এর backward (ডিফল্ট loss.backward(); engine-এ engine.backward); context: প্রতিটি
+    forward ঘিরে (যেমন lambda: torch.autocast("cpu", dtype=torch.bfloat16)); gradients=False: backward নেই
+    (যেমন FP16 engine, যার .grad loss scale দিয়ে গুণ করা)।
+    ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
+    gradients=False হলে None)}।
+    """
+    batches, module = tensor_pairs(batches, "batches"), _module(module)
+    if not batches or not callable(forward) or not (backward is None or callable(backward)) or not callable(context) \
+            or not isinstance(reference, dict) or not {"losses", "grads"} <= set(reference):
+        raise TypeError("forward, context (আর backward থাকলে) function হবে, batches খালি নয়, reference হবে "
+                        "fp64_reference-এর dict (forward/context must be callable, reference from fp64_reference)")
+    gradients = as_bool(gradients, "gradients")
+    errors, grad_error = [], None
+    for i, (x, y) in enumerate(batches):
+        first = i == 0
+        with torch.set_grad_enabled(first and gradients), context():
+            _, loss = forward(x, y)
+        if first:
+            dtypes = dict(module.dtypes)
+        if first and gradients:
+            (backward or (lambda value: value.backward()))(loss)
+            grad_error = _relative_error([p.grad for p in module.parameters()], reference["grads"])
+        errors.append(abs(loss.item() - reference["losses"][i]))
+    return {"dtypes": dtypes, "loss_error": sum(errors) / len(errors), "grad_error": grad_error}

@@ -1,0 +1,320 @@
+"""এক training step-এর সময় কোথায় যায় (torch.profiler), MFU, আর tensor core-বান্ধব মাপ (পাঠ ০৭)।
+
+মডেল, optimizer আর mode আসে mishran.measure.bench থেকে, আর step হলো mishran.engines.amp.amp_step
+(bench.repeat_step দিয়ে); তাই এখানে মাপা step, `python -m mishran.measure.bench`-এর step আর train()-এর step একই।
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import time
+import warnings
+from dataclasses import asdict, replace
+from importlib import resources
+from pathlib import Path
+
+import torch
+from torch.autograd import DeviceType
+from torch.utils.flop_counter import FlopCounterMode
+
+from mishran.checks import as_bool, as_device, finite_float, positive_int
+from mishran.hardware import default_device, device_report
+from mishran.measure import bench
+from mishran.models import reference
+from mishran.models.reference import as_sizes
+from mishran.precision import autocast, grad_scaler
+from mishran.versions import package_version
+
+__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "fp8_matmul_share", "fp8_step_bound",
+           "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes", "time_matmul", "vocab_sweep", "reference_figures",
+           "main"]
+
+# ভাগগুলো, যে ক্রমে দেখানো হয়
+CATEGORIES = ("matmul", "attention", "optimizer", "other")
+
+_ATTENTION = re.compile(r"attention|flash|fmha|sdpa|softmax_backward_data", re.I)
+_MATMUL = re.compile(r"\b(aten::)?(mm|addmm|bmm|baddbmm|matmul|_scaled_mm|linear)\b|^(mm|addmm|bmm)backward|"
+                     r"gemm|cutlass|xmma|sm90_|extern_kernels\.(mm|addmm|bmm)", re.I)
+_OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)|adam|^aten::_foreach_|^aten::_fused_", re.I)
+
+
+def categorize(name: str, in_optimizer: bool = False) -> str:
+    """একটি op বা kernel-এর নাম থেকে তার ভাগ: matmul, attention, optimizer, other (elementwise, norm, cast …)।"""
+    if not isinstance(name, str):
+        raise TypeError(f"name হবে op-এর নাম (name must be a str); পেয়েছি {name!r}")
+    in_optimizer = as_bool(in_optimizer, "in_optimizer")
+    if in_optimizer or _OPTIMIZER.search(name):
+        return "optimizer"
+    if _ATTENTION.search(name):
+        return "attention"
+    if _MATMUL.search(name):
+        return "matmul"
+    return "other"
+
+
+@contextlib.contextmanager
+def _quiet_profiler_log():
+    """profiler-এর C++ অংশ (Kineto) stderr-এ 'STAGE … Completed Stage' লাইন লেখে; মাপার সময়টুকু চুপ রাখা।"""
+    try:
+        saved = os.dup(2)
+    except OSError:                       # stderr-এর fd নেই (কিছু পরিবেশে): যেমন আছে থাকুক
+        yield
+        return
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+# profiler-এর নিজের ঘটনা (CUDA-তে প্রথম ডাকে দেখা যায়), মডেলের কাজ নয়
+_PROFILER_OWN = ("Activity Buffer Request", "Lazy Function Loading")
+
+
+def _inside_optimizer(event) -> bool:
+    parent = event.cpu_parent
+    while parent is not None:
+        if parent.name.startswith("Optimizer."):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
+def profile_step(mode: str, sizes: reference.BenchSizes, device: str, steps: int = 3) -> dict:
+    """bench-এর মডেলে `steps`টি step torch.profiler দিয়ে মেপে, প্রতি step-এ কোন ভাগে কত সময় (সেকেন্ড)।
+
+    GPU-তে গোনা হয় kernel-এর সময় (self device time), CPU-তে op-এর নিজের সময় (self CPU time); প্রতিটি
+    সময় ঠিক একবার গোনা পড়ে। ফেরত: {"by_category": {...}, "calls_per_step": প্রতি ভাগে কয়টি op/kernel
+    সময় নিল, "ops": [(নাম, সেকেন্ড, ভাগ), ...] (বড় থেকে ছোট),
+    "top": প্রথম ১২টি, "wall_s": এক step-এর ঘড়ির সময়}
+    """
+    spec = bench.mode_spec(mode)
+    as_sizes(sizes)
+    if positive_int(steps, "steps") > 1000:
+        raise ValueError(f"steps অবাস্তব রকম বড় (too many steps; at most 1000); পেয়েছি {steps}")
+    model, forward, optimizer, x, y = bench.build(mode, sizes, device)
+    scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
+    bench.repeat_step(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup, 1))    # warm-up (compile-ও)
+    bench.sync(device)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
+        start = time.perf_counter()
+        bench.repeat_step(forward, optimizer, scaler, ctx, x, y, steps)
+        bench.sync(device)
+        wall = (time.perf_counter() - start) / steps
+    by_category = dict.fromkeys(CATEGORIES, 0.0)
+    calls = dict.fromkeys(CATEGORIES, 0)
+    by_name: dict[tuple, float] = {}
+    for event in prof.events():
+        if event.device_type != DeviceType.CPU:
+            continue
+        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
+        if us <= 0 or event.name in _PROFILER_OWN:
+            continue
+        category = categorize(event.name, _inside_optimizer(event))
+        calls[category] += 1
+        seconds = us / 1e6 / steps
+        by_category[category] += seconds
+        by_name[(event.name, category)] = by_name.get((event.name, category), 0.0) + seconds
+    ops = sorted(((n, s, c) for (n, c), s in by_name.items()), key=lambda t: -t[1])
+    del model, forward, optimizer
+    bench.release(device)
+    calls = {c: n / steps for c, n in calls.items()}
+    return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops,
+            "top": ops[:12], "wall_s": wall,
+            "counted": "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়"}
+
+
+def op_events(fn, *args, device: str = "cpu") -> list:
+    """fn(*args) একবার চালিয়ে যে op/kernel সময় নিল তাদের তালিকা [(নাম, মাইক্রোসেকেন্ড)] (পাঠ ০৭: compile-এর fusion)।"""
+    if not callable(fn):
+        raise TypeError(f"fn হবে একটি function (fn must be callable); পেয়েছি {fn!r}")
+    as_device(device)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
+        fn(*args)
+        bench.sync(device)
+    out = []
+    for event in prof.events():
+        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
+        if event.device_type == DeviceType.CPU and us > 0 and event.name not in _PROFILER_OWN \
+                and not event.name.startswith(("Torch-Compiled", "CompiledFunction")):
+            out.append((event.name, us))
+    return out
+
+
+def fp8_matmul_share(sizes: reference.BenchSizes) -> float:
+    """bench-এর মডেলের এক step-এর matmul-এর (mm, addmm; attention বাদে) FLOP-এর কত ভাগ FP8-এ যায় (পাঠ ০৭)।
+
+    torchao শুধু reference.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।
+    meta device-এ FlopCounterMode দিয়ে প্রতিটি module-এর FLOP গোনা, তাই মেমরি বা হিসাব লাগে না।
+    """
+    as_sizes(sizes)
+    with torch.device("meta"):
+        model = reference.ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
+        x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
+    with FlopCounterMode(display=False) as counter:
+        _, loss = model(x, x)
+        loss.backward()
+    counts = counter.get_flop_counts()
+
+    def matmul_flops(ops) -> int:
+        return sum(v for op, v in ops.items() if str(op).split(".")[-1] in ("mm", "addmm"))
+
+    fp8 = sum(matmul_flops(ops) for name, ops in counts.items() if name.rsplit(".", 1)[-1] in reference.FP8_LINEARS)
+    return fp8 / matmul_flops(counts["Global"])
+
+
+def fp8_step_bound(matmul_share: float, fp8_share: float, matmul_speedup: float = 2.0) -> float:
+    """FP8-এ পুরো step সর্বোচ্চ কত গুণ দ্রুত হতে পারে (Amdahl-এর নিয়ম), যদি cast আর amax-এর কাজ শূন্য হতো (পাঠ ০৭)।
+
+    matmul_share: BF16 step-এর সময়ের কত ভাগ matmul (profile থেকে); fp8_share: তার কত ভাগ FP8-এ যায়;
+    matmul_speedup: FP8-এর matmul BF16-এর কত গুণ দ্রুত (datasheet-এর peak-এ ২)। বাকি সময় একই থাকে।
+    """
+    matmul_share, fp8_share, matmul_speedup = (finite_float(v, name) for v, name in (
+        (matmul_share, "matmul_share"), (fp8_share, "fp8_share"), (matmul_speedup, "matmul_speedup")))
+    for value, what in ((matmul_share, "matmul_share"), (fp8_share, "fp8_share")):
+        if not 0 <= value <= 1:
+            raise ValueError(f"{what} হবে 0 থেকে 1-এর মধ্যে একটি ভাগ (a fraction); পেয়েছি {value}")
+    if matmul_speedup <= 0:
+        raise ValueError(f"matmul_speedup ধনাত্মক হতে হবে (must be positive); পেয়েছি {matmul_speedup}")
+    touched = matmul_share * fp8_share
+    return 1 / (1 - touched + touched / matmul_speedup)
+
+
+# torchao-র Float8LinearConfig-এর যে সুইচগুলো পাঠ ০৭ দেখায়: (বাংলা নাম, config-এর attribute)
+FP8_RECIPE_FIELDS = (("input-এর FP8", "cast_config_input"), ("ওজনের FP8", "cast_config_weight"),
+                     ("gradient-এর (grad_output) FP8", "cast_config_grad_output"),
+                     ("forward-এর গুণে use_fast_accum", "gemm_config_output"),
+                     ("backward, grad_input-এর গুণে use_fast_accum", "gemm_config_grad_input"),
+                     ("backward, grad_weight-এর গুণে use_fast_accum", "gemm_config_grad_weight"),
+                     ("round_scales_to_power_of_2", "round_scales_to_power_of_2"))
+# torchao 0.18.0-এর torchao/float8/config.py থেকে হাতে লেখা (tensorwise, rowwise), FP8_RECIPE_FIELDS-এর ক্রমে
+FP8_RECIPES_0_18 = (("e4m3fn", "e4m3fn"), ("e4m3fn", "e4m3fn"), ("e5m2", "e4m3fn"), ("True", "True"),
+                    ("False", "False"), ("False", "False"), ("False", "True"))
+
+
+def _recipe_value(config, attr: str) -> str:
+    value = getattr(config, attr)
+    if hasattr(value, "target_dtype"):                  # CastConfig: কোন FP8 ফরম্যাট
+        return str(value.target_dtype).removeprefix("torch.float8_")
+    return str(getattr(value, "use_fast_accum", value))  # Float8GemmConfig, নয়তো সোজা bool
+
+
+def fp8_recipes() -> tuple[list, str]:
+    """torchao-র দুই FP8 recipe (tensorwise, rowwise): কোন tensor কোন FP8-এ, কোন গুণে fast accumulation, scale
+    ২-এর ঘাতে কি না (পাঠ ০৭)। torchao থাকলে তার নিজের Float8LinearConfig থেকে পড়া, না থাকলে 0.18.0-এর source
+    থেকে লেখা সারণি। ফেরত (সারি: [নাম, tensorwise, rowwise], কোথা থেকে)।"""
+    if importlib.util.find_spec("torchao") is None:
+        values = FP8_RECIPES_0_18
+        where = "torchao এখানে নেই: torchao 0.18.0-এর torchao/float8/config.py থেকে লেখা"
+    else:
+        with warnings.catch_warnings():                 # torchao-র নিজের ফাইলের SyntaxWarning (আমাদের নয়)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            from torchao.float8 import Float8LinearConfig
+        configs = [Float8LinearConfig.from_recipe_name(r) for r in ("tensorwise", "rowwise")]
+        values = [tuple(_recipe_value(c, attr) for c in configs) for _, attr in FP8_RECIPE_FIELDS]
+        where = f"এই যন্ত্রের torchao {package_version('torchao')}-এর Float8LinearConfig থেকে পড়া"
+    return [[label, *v] for (label, _), v in zip(FP8_RECIPE_FIELDS, values, strict=True)], where
+
+
+def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu", repeats: int = 10) -> dict:
+    """(m×k) @ (k×n) গুণের গড় সময় আর TFLOP/s; warm-up বাদ, GPU-তে sync করে (পাঠ ০৭: tensor core-বান্ধব মাপ)।"""
+    m, k, n, repeats = (positive_int(v, name) for v, name in ((m, "m"), (k, "k"), (n, "n"), (repeats, "repeats")))
+    if max(m * k, k * n, m * n) > 2 ** 28 or repeats > 1000:    # ১ GB-এর বেশি matrix, বা অনন্ত সময়ের মাপ
+        raise ValueError(f"matrix বা repeats অনেক বড় (too large: at most 2**28 elements per matrix, 1000 repeats); "
+                         f"পেয়েছি {m}×{k}×{n}, repeats={repeats}")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype হবে torch-এর একটি float dtype, যেমন torch.bfloat16 (dtype must be a floating torch "
+                        f"dtype); পেয়েছি {dtype!r}")
+    device = str(as_device(device))
+    g = torch.Generator(device=device).manual_seed(0)
+    a = torch.randn(m, k, device=device, dtype=dtype, generator=g)       # শূন্য নয়: শূন্যে GPU দ্রুত চলে
+    b = torch.randn(k, n, device=device, dtype=dtype, generator=g)
+    for _ in range(2):
+        a @ b
+    bench.sync(device)
+    best = float("inf")
+    for _ in range(3):                                  # তিনবার মেপে সবচেয়ে কম: অন্য কাজের ধাক্কা বাদ
+        start = time.perf_counter()
+        for _ in range(repeats):
+            a @ b
+        bench.sync(device)
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return {"shape": (m, k, n), "seconds": best, "tflops": 2 * m * k * n / best / 1e12}
+
+
+def vocab_sweep(sizes: reference.BenchSizes, device: str, vocabs=(8192, 8191, 8256), mode: str = "bf16") -> list:
+    """একই মডেল, শুধু vocab বদলে: ৬৪-এর গুণিতক বনাম এক কম/বেশি — এক step-এর সময় (পাঠ ০৭)।"""
+    as_sizes(sizes)
+    if not isinstance(vocabs, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in vocabs):
+        raise TypeError(f"vocabs হবে পূর্ণসংখ্যার তালিকা, যেমন (8192, 8191) (vocabs must be a list of integers); "
+                        f"পেয়েছি {vocabs!r}")
+    bench.mode_spec(mode)
+    as_device(device)
+    rows = []
+    for v in vocabs:
+        s = replace(sizes, vocab=v)
+        r = bench.time_mode(mode, s, device)
+        rows.append({"vocab": v, "multiple_of_64": v % 64 == 0, "step_s": r["step_s"],
+                     "tflops": reference.count_flops(s) / r["step_s"] / 1e12})
+    return rows
+
+
+def reference_figures(lesson: str = "07") -> dict | None:
+    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৬ বা ০৭-এর ফল (mishran/results/h200_lesson<lesson>.json); না থাকলে None।
+
+    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।
+    """
+    if not isinstance(lesson, str) or lesson not in ("06", "07"):
+        raise ValueError(f"রেকর্ড করা ফল আছে শুধু পাঠ '06' আর '07'-এর (recorded figures exist for '06', '07'); "
+                         f"পেয়েছি {lesson!r}")
+    path = resources.files("mishran") / "results" / f"h200_lesson{lesson}.json"
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def main(argv=None) -> dict:
+    """`python -m mishran.measure.profiler`: profile-এর ভাগ, matmul-এর মাপ আর vocab-এর মাপ — JSON হিসেবে (পাঠ ০৭)।"""
+    parser = argparse.ArgumentParser(prog="python -m mishran.measure.profiler",
+                                     description="এক step-এর সময় কোথায় যায়, আর tensor core-বান্ধব মাপ (পাঠ ০৭)")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="না দিলে GPU থাকলে cuda")
+    parser.add_argument("--modes", default="bf16,bf16-loop,bf16-fused,bf16-compile",
+                        help="কোন mode-গুলো profile করা হবে (কমা দিয়ে)")
+    parser.add_argument("--out", default=None, help="JSON কোথায় লেখা হবে (না দিলে stdout)")
+    args = parser.parse_args(argv)
+    device = args.device or default_device()
+    modes = bench.parse_modes(args.modes)
+    sizes = reference.BenchSizes.for_device(device)
+    report = device_report(device)
+    out = {"device": {"name": report.name, "torch": report.torch_version, "cuda": report.cuda_version},
+           "sizes": asdict(sizes), "flops_per_step": reference.count_flops(sizes), "profiles": []}
+    for mode in modes:
+        why = bench.skip_reason(mode, device, report)
+        if why is None:
+            out["profiles"].append(profile_step(mode, sizes, device))
+    m, k = sizes.batch * sizes.seq, sizes.d_model
+    dtype = torch.bfloat16 if report.bf16 or device == "cpu" else torch.float16
+    out["matmul"] = [time_matmul(m, k, n, dtype, device) for n in (sizes.vocab, sizes.vocab - 1, sizes.vocab + 64)]
+    out["vocab"] = vocab_sweep(sizes, device, (sizes.vocab, sizes.vocab - 1, sizes.vocab + 64))
+    text = json.dumps(out, ensure_ascii=False, indent=1)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        print(text)
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""এক block-এর ভাষা-মডেল: DeepSpeed engine-এর ভেতরে কোন op কোন dtype-এ চলে তা দেখার মডেল (পাঠ ০৫)।
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from mishran.checks import as_bool, as_seed, positive_int
+
+__all__ = ["OneBlockLM"]
+
+
+class OneBlockLM(nn.Module):
+    """ছোট ভাষা-মডেল: embedding → LayerNorm → এক-head causal attention → logits → cross-entropy (পাঠ ০৫)।
+
+    attention-এর softmax স্পষ্ট লেখা, যাতে তার dtype দেখা যায়। upcast=False: প্রতিটি op ওজন আর ইনপুটের
+    dtype-এ চলে — ১৬-বিট engine-এ LayerNorm, softmax আর loss সবই ১৬ বিটে। upcast=True: TinyGPT-এর মতো
+    সংবেদনশীল op-গুলো FP32-এ — LayerNorm আর softmax FP32-এ হিসাব করে ফল আবার মডেলের dtype-এ, আর loss-এর
+    আগে logits.float()। প্রতিটি forward-এর পরে self.dtypes: যে dtype-এ LayerNorm, softmax, logits আর loss হিসাব হলো।
+    """
+
+    def __init__(self, vocab_size: int, n_embd: int = 64, seed: int = 0, upcast: bool = False):
+        for value, name in ((vocab_size, "vocab_size"), (n_embd, "n_embd")):
+            if positive_int(value, name) > 2 ** 16:          # ছোট মডেল: বড় মাপে শুধু মেমরি ফুরোয়
+                raise ValueError(f"{name} অবাস্তব রকম বড় ({name} is too large; at most 65536); পেয়েছি {value}")
+        seed, upcast = as_seed(-1 if seed is None else seed), as_bool(upcast, "upcast")
+        super().__init__()
+        self.emb = nn.Embedding(vocab_size, n_embd)
+        self.ln = nn.LayerNorm(n_embd)
+        self.qkv = nn.Linear(n_embd, 3 * n_embd)
+        self.head = nn.Linear(n_embd, vocab_size)
+        self.upcast = upcast
+        self.dtypes: dict = {}
+        generator = torch.Generator().manual_seed(seed)       # একই seed মানে হুবহু একই ওজন, global RNG ছোঁয় না
+        with torch.no_grad():
+            for module in (self.emb, self.qkv, self.head):
+                module.weight.copy_(torch.randn(module.weight.shape, generator=generator) * 0.02)
+            self.qkv.bias.zero_()
+            self.head.bias.zero_()
+
+    def forward(self, idx, targets):
+        """(B, T) অক্ষর → (logits (B, T, V), গড় cross-entropy)।"""
+        # আকার আর dtype দেখা হয়, মান নয়: তাতে GPU-তে sync লাগত
+        if not all(isinstance(t, torch.Tensor) and t.dtype == torch.long and t.dim() == 2 for t in (idx, targets)) \
+                or idx.shape != targets.shape:
+            raise ValueError("idx আর targets হবে একই (B, T) আকারের long tensor (idx and targets must be (B, T) "
+                             "tensors of token ids)")
+        x = self.emb(idx)
+        if self.upcast:
+            normed = F.layer_norm(x.float(), x.shape[-1:], self.ln.weight.float(), self.ln.bias.float())
+            h = normed.to(x.dtype)
+        else:
+            normed = h = self.ln(x)
+        q, k, v = self.qkv(h).chunk(3, dim=-1)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(q.size(-1))
+        future = torch.ones(idx.size(1), idx.size(1), dtype=torch.bool, device=idx.device).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+        weights = torch.softmax(scores.float() if self.upcast else scores, dim=-1)
+        logits = self.head(h + weights.to(v.dtype) @ v)
+        loss = F.cross_entropy((logits.float() if self.upcast else logits).flatten(0, 1), targets.flatten())
+        self.dtypes = {"LayerNorm": normed.dtype, "softmax": weights.dtype, "logits": logits.dtype, "loss": loss.dtype}
+        return logits, loss

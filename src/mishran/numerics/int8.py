@@ -1,0 +1,143 @@
+"""প্রশিক্ষণের পরের INT8 dynamic quantization, হাতে লেখা (পাঠ ০৬)।
+
+PyTorch-এর `torch.ao.quantization.quantize_dynamic` deprecated: তার সতর্কবার্তা যে সংস্করণে সরানোর কথা
+বলে, ভবিষ্যতের কোনো torch-এ তা সত্যিই সরে গেলে পাঠ ০৬ এটা ব্যবহার করে। কাজ একই, আর পাঠ ০৭-এর FP8-এর
+per-tensor scaling-এর মতো করে লেখা: amax → scale → INT8-এ গোল → integer matmul → unscale।
+
+- ওজন: একবারই, quantize করার সময় — প্রতিটি Linear-এর একটি scale (per-tensor, symmetric: শূন্য থাকে শূন্যে)।
+- ইনপুট: প্রতিটি forward-এ নতুন করে (dynamic) — সেই ইনপুটের amax থেকে তার নিজের scale।
+- গুণ: INT8 × INT8, যোগ INT32-এ (হুবহু, কোনো rounding নেই); শেষে দুই scale দিয়ে ভাগ করে FP32, তারপর bias।
+
+torch.ao-র সঙ্গে তফাত: সেটা ইনপুটে asymmetric (zero point সহ) quint8 আর fbgemm/onednn-এর দ্রুত kernel ব্যবহার
+করে; এখানে সব symmetric, আর গুণ torch-এর সাধারণ integer matmul — হিসাব সহজে পড়া যায়, কিন্তু ধীর।
+
+scale-এর অর্থ এখানে, mishran.numerics.fp8-এ আর পাঠ ০৬–০৭-এ একটাই, torchao-র Float8 tensor-এর মতো: যে সংখ্যা দিয়ে **গুণ**
+করলে মান ফরম্যাটের পরিসরে বসে — scale = ফরম্যাটের max ÷ amax; quantize = round(x × scale), ফেরানো = q ÷ scale।
+torch.ao-র quantized tensor (`q_scale()`) আর `torch._scaled_mm`-এর scale_a/scale_b উল্টোটা, অর্থাৎ 1/scale।
+"""
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import nn
+
+from mishran.checks import as_bool
+from mishran.numerics.fp8 import AMAX_FLOOR, amax
+
+
+def _floats(x, what: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
+        shown = f"{tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"{what}: ভাসমান বিন্দুর অখালি tensor চাই (a non-empty floating-point tensor); পেয়েছি {shown}")
+    return x
+
+__all__ = ["INT8_MAX", "int8_scale", "to_int8", "dequantize", "DynamicInt8Linear", "quantize_dynamic"]
+
+INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
+
+
+def int8_scale(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
+    """scale = 127 ÷ amax, যাতে সবচেয়ে বড় পরম মানটি ঠিক 127-এ বসে; x × scale যায় INT8-এর পরিসরে (পাঠ ০৬)।
+
+    dim=None: পুরো tensor-এর একটি scale; dim দিলে সেই মাত্রা ধরে প্রতিটির নিজের, আকার রেখে (যেমন ওজনে dim=1:
+    প্রতি সারিতে একটি, আকার (সারি, 1))। সব শূন্য হলে amax-এর নিচের সীমা (AMAX_FLOOR), তাই scale সসীম।
+    """
+    return INT8_MAX / amax(_floats(x, "int8_scale"), dim).clamp(min=AMAX_FLOOR)
+
+
+def _scale_for(x: torch.Tensor, scale, what: str) -> torch.Tensor:
+    """scale: ধনাত্মক সসীম সংখ্যা, বা x-এর আকারে ছড়ানো যায় এমন (যেমন (সারি, 1)) ধনাত্মক সসীম tensor।"""
+    if isinstance(scale, (int, float)) and not isinstance(scale, bool):
+        scale = torch.tensor(float(scale) if abs(scale) < 1e300 else float("inf"))
+    ok = isinstance(scale, torch.Tensor) and scale.numel() > 0 and not scale.is_complex()
+    if not ok or not (torch.isfinite(scale) & (scale > 0)).all():
+        raise ValueError(f"{what}: scale হবে ধনাত্মক সসীম সংখ্যা বা tensor (positive, finite), যেমন int8_scale(x); "
+                         f"পেয়েছি {str(scale)[:60]}")
+    try:
+        shape = torch.broadcast_shapes(x.shape, scale.shape)
+    except RuntimeError:
+        shape = None
+    if shape != x.shape:
+        raise ValueError(f"{what}: scale-এর আকার {tuple(scale.shape)} x-এর {tuple(x.shape)}-এর সঙ্গে মেলে না "
+                         "(must broadcast to x's shape), যেমন ওজনের প্রতি সারির scale (সারি, 1)")
+    return scale.float()
+
+
+def to_int8(x: torch.Tensor, scale) -> torch.Tensor:
+    """x × scale, নিকটতম পূর্ণসংখ্যায় গোল (সমান দূরত্বে জোড়ের দিকে), −127 … 127-এ আটকানো, dtype int8 (পাঠ ০৬)।
+
+    scale: int8_scale(x) বা int8_scale(x, dim)-এর ফল — গুণ করার scale (127 ÷ amax), ভাগ করার নয়।
+    """
+    x = _floats(x, "to_int8")
+    scale = _scale_for(x, scale, "to_int8")
+    return torch.round(x.float() * scale).clamp(-INT8_MAX, INT8_MAX).to(torch.int8)
+
+
+def dequantize(q: torch.Tensor, scale) -> torch.Tensor:
+    """INT8 বা FP8-এ রাখা মান আসল এককে, FP32-এ: q ÷ scale — quantize করার সময় যে scale দিয়ে গুণ করা হয়েছিল
+    (int8_scale বা fp8.compute_scale), সেটাই (পাঠ ০৬, ০৭)।"""
+    if not isinstance(q, torch.Tensor) or q.numel() == 0 or q.is_complex() or q.dtype == torch.bool:
+        shown = f"{tuple(q.shape)} {q.dtype}" if isinstance(q, torch.Tensor) else type(q).__name__
+        raise TypeError(f"dequantize: INT8/FP8 বা সংখ্যার অখালি tensor চাই (a non-empty numeric tensor); পেয়েছি {shown}")
+    q = q.float()
+    return q / _scale_for(q, scale, "dequantize")
+
+
+class DynamicInt8Linear(nn.Module):
+    """nn.Linear-এর জায়গায়: ওজন INT8 (একটি scale সহ), ইনপুট প্রতিবার INT8-এ, গুণ integer-এ (পাঠ ০৬)।"""
+
+    def __init__(self, linear: nn.Linear):
+        super().__init__()
+        if not isinstance(linear, nn.Linear):
+            raise TypeError(f"nn.Linear চাই (expected nn.Linear); পেয়েছি {type(linear).__name__}")
+        weight = linear.weight.detach().float()
+        if not torch.isfinite(weight).all():
+            raise ValueError("ওজনে inf বা NaN আছে (non-finite weights); INT8-এ নেওয়া যায় না — আগে প্রশিক্ষণটা দেখো")
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        scale = int8_scale(weight)
+        # buffer, তাই state_dict-এ (আর torch.save-এ) INT8 ওজন আর scale-ই যায়, FP32 ওজন নয়
+        self.register_buffer("weight_int8", to_int8(weight, scale))
+        self.register_buffer("weight_scale", scale)
+        bias = None if linear.bias is None else linear.bias.detach().float().clone()
+        self.register_buffer("bias", bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (..., in_features) → (..., out_features): x-কে নিজের scale-এ INT8, গুণ INT32-এ, তারপর unscale + bias।"""
+        if _floats(x, "DynamicInt8Linear").dim() == 0 or x.shape[-1] != self.in_features:
+            raise ValueError(f"ইনপুটের শেষ মাত্রা {self.in_features} হওয়ার কথা (in_features); পেয়েছি আকার {tuple(x.shape)}")
+        flat = x.reshape(-1, self.in_features)
+        x_scale = int8_scale(flat)                              # dynamic: এই ইনপুটেরই amax থেকে
+        acc = to_int8(flat, x_scale).to(torch.int32) @ self.weight_int8.t().to(torch.int32)
+        out = acc.float() / (x_scale * self.weight_scale)       # unscale: দুই scale-এর গুণফল দিয়ে ভাগ
+        if self.bias is not None:
+            out = out + self.bias
+        return out.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
+
+    def extra_repr(self) -> str:
+        """print(model)-এ এই স্তরের বিবরণ: মাপ, INT8 আর scale-এর ধরন।"""
+        return (f"in_features={self.in_features}, out_features={self.out_features}, dtype=int8, "
+                f"scale=per-tensor symmetric (mishran)")
+
+
+def quantize_dynamic(model: nn.Module, qconfig_spec=None, dtype=torch.qint8, inplace: bool = False) -> nn.Module:
+    """`torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)`-এর মতো ডাকা যায়:
+    প্রতিটি nn.Linear-কে DynamicInt8Linear দিয়ে বদলায়; inplace=False হলে আগে model-এর কপি করে।"""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model হবে একটি nn.Module (a torch model); পেয়েছি {type(model).__name__}")
+    inplace = as_bool(inplace, "inplace")
+    if qconfig_spec is not None and not isinstance(qconfig_spec, (set, frozenset, list, tuple, dict)):
+        raise TypeError(f"qconfig_spec হবে {{nn.Linear}} (a set of module types) বা None; পেয়েছি {qconfig_spec!r}")
+    spec = {nn.Linear} if qconfig_spec is None else set(qconfig_spec)
+    if spec != {nn.Linear} or not isinstance(dtype, torch.dtype) or dtype != torch.qint8:
+        raise ValueError("এখানে শুধু nn.Linear আর torch.qint8 চলে (only {nn.Linear} with torch.qint8); "
+                         f"পেয়েছি {sorted(getattr(t, '__name__', str(t)) for t in spec)}, {dtype}")
+    model = model if inplace else copy.deepcopy(model)
+    if isinstance(model, nn.Linear):
+        return DynamicInt8Linear(model)
+    for name, child in list(model.named_children()):
+        if isinstance(child, nn.Linear):
+            setattr(model, name, DynamicInt8Linear(child))
+        else:
+            quantize_dynamic(child, spec, dtype, inplace=True)
+    return model
