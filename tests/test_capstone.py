@@ -1,20 +1,25 @@
 """পাঠ ০৮: mishran.capstone.literature (batch), mishran.capstone.evaluation (bpc, top-k নমুনা, MFU),
 mishran.capstone (run, নতুন process-এ হুবহু resume)। সংকলন দুটি নিজেরা (provenance, markup, প্রতিলিপি, খণ্ড ধরে
 ভাগ): tests/test_literature.py।"""
+import json
 import math
+import os
+import subprocess
+import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 import torch
 import torch.nn as nn
 
-from mishran import precision
+from mishran import cli, precision
 from mishran.capstone import check as capstone_check
 from mishran.capstone import evaluation, literature, training
 from mishran.data import BatchStream
 from mishran.engines import deepspeed_engine as ds
 from mishran.measure import flops
-from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.models.gpt import GPT_SIZES, GPTConfig, TinyGPT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -135,8 +140,71 @@ def test_capstone_config_and_cli_take_every_precision_name(name):
 def test_an_unknown_precision_is_refused_not_run_as_fp32():
     with pytest.raises(ValueError, match="unknown precision"):
         training.CapstoneConfig(precision="fp8")
-    with pytest.raises(ValueError, match="unknown precision"):
-        evaluation.heldout_bpc(_Uniform(5), torch.arange(5), 4, precision="half")
+
+
+@pytest.mark.parametrize("switch, value, error, words", [
+    ("size", "huge", ValueError, "must be one of tiny, small, gpu, h200"),
+    ("corpus", "big", ValueError, "must be one of small, full"),
+    ("micro_batch", 0, ValueError, "must be an integer >= 1"),
+    ("steps", 2.5, ValueError, "must be an integer >= 0"),
+    ("zero_stage", 4, ValueError, "must be an integer in 0..3 or None"),
+    ("seed", -1, ValueError, "must be an integer >= 0"),
+    ("lr", float("nan"), ValueError, "must be a positive finite number"),
+    ("dropout", 1.0, ValueError, r"must be in \[0, 1\)"),
+    ("top_k", True, ValueError, "must be an integer >= 1 or None"),
+    ("prompt", 3, TypeError, "must be a str"),
+    ("checkpoint_path", 3, TypeError, "must be a path or None"),
+    ("compile", "yes", TypeError, "must be True or False"),
+    ("device", "gpu", ValueError, "unknown device"),
+])
+def test_a_wrong_switch_is_named_in_bengali(switch, value, error, words):
+    with pytest.raises(error, match=words) as err:
+        training.CapstoneConfig(**{switch: value})
+    assert any("\u0980" <= ch <= "\u09ff" for ch in str(err.value))
+
+
+@pytest.mark.parametrize("switch", ["resume_from", "compile"])
+def test_resume_and_compile_belong_to_the_pytorch_loop(switch):
+    with pytest.raises(ValueError, match=f"{switch} is implemented for zero_stage=None only"):
+        training.CapstoneConfig(zero_stage=1, **{switch: "ck.pt" if switch == "resume_from" else True})
+
+
+def _command(module, *args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--steps", "-5"], "must be a positive integer"),
+    (["--lr", "nan"], "must be finite"),
+    (["--dropout", "1.5"], r"must be in [0, 1)"),                        # the config's own rule, the same one line
+    (["--zero-stage", "1", "--resume", "ck.pt"], "resume_from is implemented for zero_stage=None only"),
+])
+def test_a_bad_flag_gives_one_bengali_line_and_status_2(args, words):
+    proc = _command("mishran.capstone", "--cpu", *args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
+    last = proc.stderr.strip().splitlines()[-1]
+    assert words in last and any("\u0980" <= ch <= "\u09ff" for ch in last), proc.stderr
+
+
+def test_an_unknown_choice_is_argparses_own_line():
+    proc = _command("mishran.capstone", "--size", "huge")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "invalid choice: 'huge'" in proc.stderr
+
+
+def test_the_result_is_typed_and_its_json_is_what_the_checker_reads(forty, tmp_path):
+    cfg = training.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=2, eval_every=2,
+                                  eval_chars=300, sample_tokens=3, device="cpu", warmup=0)
+    result = training.run(cfg, data=forty)
+    assert isinstance(result, training.CapstoneResult) and result.config is cfg and len(result.losses) == 2
+    cli.write_record(result, tmp_path / "r.json")
+    written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert written["config"] == asdict(cfg) and written["heldout_bpc"] == result.heldout_bpc
+    # every key a recorded run of the CLI has (tests/data/capstone), and none of DeepSpeed's on the PyTorch path
+    recorded = json.loads((ROOT / "tests" / "data" / "capstone" / "fp32_s0.json").read_text(encoding="utf-8"))
+    assert set(recorded) <= set(written) and not {"zero_stage", "backend", "ds_config"} & set(written)
+    assert capstone_check.finished(capstone_check.load_run(tmp_path / "r.json"))
 
 
 def test_speed_figures_take_the_peak_of_the_precision_that_ran():
@@ -177,12 +245,12 @@ def test_a_run_decides_precision_once_for_its_report_config_and_mfu(spy_speed, z
     data = literature.LiteratureData(literature.load_pieces()[:40])
     out = training.run(training.CapstoneConfig(precision="auto", zero_stage=zero_stage, **SMALL_RUN), data=data)
     decided = precision.resolve("auto", "cuda" if torch.cuda.is_available() else "cpu")
-    assert out["precision"] == decided and spy_speed["precision"] == [decided]
+    assert out.precision == decided and spy_speed["precision"] == [decided]
     if zero_stage is None:
-        assert out["engine"] == "pytorch" and spy_speed["engine_steps"] == []
+        assert out.engine == "pytorch" and spy_speed["engine_steps"] == []
     else:                                          # DeepSpeed: the config enables that same precision, one step each
-        assert out["engine"] == "deepspeed" and precision.from_ds_config(out["ds_config"]) == decided
-        assert spy_speed["engine_steps"] == [2, 2] and len(out["losses"]) == 2
+        assert out.engine == "deepspeed" and precision.from_ds_config(out.ds_config) == decided
+        assert spy_speed["engine_steps"] == [2, 2] and len(out.losses) == 2
 
 
 # ---------------------------------------------------------------- best checkpoint, early stopping, learning rate
@@ -197,12 +265,12 @@ def test_the_run_returns_the_best_heldout_model_not_the_last(forty):
     cfg = training.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
                                   eval_chars=600, sample_tokens=2, lr=0.05, device="cpu", warmup=0)
     report, model = training.run(cfg, data=forty, return_model=True)
-    bpcs = [c["bpc"] for c in report["curve"]]
-    assert report["best_step"] != 8 and report["final_bpc"] == bpcs[-1] > min(bpcs)     # the last is not the best
-    assert report["heldout_bpc"] == min(bpcs) == bpcs[report["best_step"] - 1]
+    bpcs = [c["bpc"] for c in report.curve]
+    assert report.best_step != 8 and report.final_bpc == bpcs[-1] > min(bpcs)     # the last is not the best
+    assert report.heldout_bpc == min(bpcs) == bpcs[report.best_step - 1]
     # measured again, independently, on the model the run handed back: it is the best one's weights
-    assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == report["heldout_bpc"]
-    assert all(c["train_bpc"] > 0 for c in report["curve"])
+    assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == report.heldout_bpc
+    assert all(c["train_bpc"] > 0 for c in report.curve)
 
 
 # ---------------------------------------------------------------- the DeepSpeed path under ZeRO-3
@@ -225,15 +293,15 @@ def zero3_one_rank():
 
 def test_zero3_hands_back_the_best_weights_whole(zero3_one_rank):
     report, model, data = zero3_one_rank
-    bpcs = [c["bpc"] for c in report["curve"]]
-    assert report["zero_stage"] == 3 and report["best_step"] != 3 and report["heldout_bpc"] == min(bpcs) < bpcs[-1]
+    bpcs = [c["bpc"] for c in report.curve]
+    assert report.zero_stage == 3 and report.best_step != 3 and report.heldout_bpc == min(bpcs) < bpcs[-1]
     # a plain model that no engine holds (a ZeRO-3 module's weights carry DeepSpeed's ds_id), every weight whole
     assert type(model) is TinyGPT and not any(hasattr(p, "ds_id") for p in model.parameters())
-    assert model.num_parameters() == report["num_params"] > 10_000_000
+    assert model.num_parameters() == report.num_params > 10_000_000
     # the best step's weights, measured again: with torch's own linear now (the run's ZeRO-3 engine evaluated through
     # DeepSpeed's, which adds the bias apart, so BF16 rounds a little differently); the other steps are 2.4 and 11 away
     again = evaluation.heldout_bpc(model, data.val_data, model.config.block_size, "cpu", "fp32", max_chars=256)
-    assert again == pytest.approx(report["heldout_bpc"], rel=1e-3)
+    assert again == pytest.approx(report.heldout_bpc, rel=1e-3)
 
 
 def test_zero3_on_two_ranks_evaluates_on_both_and_agrees_with_one(tmp_path, zero3_one_rank, launch_module):
@@ -243,22 +311,22 @@ def test_zero3_on_two_ranks_evaluates_on_both_and_agrees_with_one(tmp_path, zero
         args += [f"--{key.replace('_', '-')}", value]
     r = launch_module("mishran.capstone", args, tmp_path / "z3_n2.json", ranks=2, timeout=180)
     one = zero3_one_rank[0]
-    assert (r["world_size"], r["zero_stage"], r["global_batch"]) == (2, 3, one["global_batch"])
+    assert (r["world_size"], r["zero_stage"], r["global_batch"]) == (2, 3, one.global_batch)
     # the first loss comes before any update: the same weights and the same two samples, one on each rank (after that,
     # lr 0.05 amplifies BF16's different summing order, and the runs part)
-    assert r["losses"][0] == pytest.approx(one["losses"][0], rel=1e-3)
+    assert r["losses"][0] == pytest.approx(one.losses[0], rel=1e-3)
     assert [c["step"] for c in r["curve"]] == [1, 2, 3]
     assert r["heldout_bpc"] == min(c["bpc"] for c in r["curve"]) and r["best_step"] is not None
-    assert r["flops_per_token"] == one["flops_per_token"] and len(r["sample"]["text"]) == 5
+    assert r["flops_per_token"] == one.flops_per_token and len(r["sample"]["text"]) == 5
 
 
 def test_patience_stops_the_run_after_that_many_evaluations_without_a_new_best(forty):
     cfg = training.CapstoneConfig(size="tiny", precision="fp32", micro_batch=4, steps=8, eval_every=1,
                                   eval_chars=600, sample_tokens=2, lr=0.05, device="cpu", warmup=0, patience=2)
     report = training.run(cfg, data=forty)
-    bpcs = [c["bpc"] for c in report["curve"]]
+    bpcs = [c["bpc"] for c in report.curve]
     best = bpcs.index(min(bpcs))
-    assert report["stopped_early"] and len(report["losses"]) == len(bpcs) == best + 3 < 8
+    assert report.stopped_early and len(report.losses) == len(bpcs) == best + 3 < 8
 
 
 def test_best_checkpoint_keeps_a_copy_of_the_best_weights():
@@ -311,7 +379,7 @@ def test_the_recorded_h200_runs_agree_with_themselves_and_with_the_formulas():
         assert r["heldout_bpc"] == min(bpcs) and r["final_bpc"] == bpcs[-1], name
         assert r["curve"][bpcs.index(min(bpcs))]["step"] == r["best_step"], name
         assert math.isclose(r["margin_vs_bigram"], r["bigram_bpc"] - r["heldout_bpc"]), name
-        size = training.SIZES[r["config"]["size"]]
+        size = GPT_SIZES[r["config"]["size"]]
         model = TinyGPT(GPTConfig(vocab_size=r["vocab_size"], **size))
         assert model.num_parameters() == r["num_params"] and flops.flops_per_token(model) == r["flops_per_token"]
         one_second = r["tokens_per_s"] * r["flops_per_token"]                 # the FLOPs of one second
@@ -332,6 +400,6 @@ def test_a_resumed_run_reports_the_best_from_before_the_checkpoint(forty, tmp_pa
     ckpt = str(tmp_path / "ckpt.pt")
     full = training.run(training.CapstoneConfig(**common, checkpoint_path=ckpt, save_at=4), data=forty)
     resumed, model = training.run(training.CapstoneConfig(**common, resume_from=ckpt), data=forty, return_model=True)
-    assert full["best_step"] < 4 and resumed["losses"] == full["losses"][4:]
-    assert (resumed["heldout_bpc"], resumed["best_step"]) == (full["heldout_bpc"], full["best_step"])
-    assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == resumed["heldout_bpc"]
+    assert full.best_step < 4 and resumed.losses == full.losses[4:]
+    assert (resumed.heldout_bpc, resumed.best_step) == (full.heldout_bpc, full.best_step)
+    assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == resumed.heldout_bpc

@@ -15,6 +15,9 @@ t4sim_fp32.json with `--precision fp32`.
 """
 import copy
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,6 +167,19 @@ def test_command_line(tmp_path, capsys):
     assert cc.main([str(DATA / "fp32_s0.json"), str(_write(tmp_path, "x.json", "{}"))]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("ভুল: ") and "missing fields" in captured.err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["nowhere.json"], "file not found"),
+    ([str(DATA / "fp32_s0.json"), "nowhere.json"], "nowhere.json: ফাইল পাওয়া গেল না"),
+    ([], "the following arguments are required: runs"),
+])
+def test_the_command_line_answers_a_missing_file_in_one_line(tmp_path, args, words):
+    env = {**os.environ, "PYTHONPATH": str(DATA.parents[2] / "src")}
+    proc = subprocess.run([sys.executable, "-m", "mishran.capstone.check", *args], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
+    assert words in proc.stderr.strip().splitlines()[-1]
 
 
 def test_the_t4_runs_beat_the_bigram_but_one_seed_cannot_tell_precision_from_noise():

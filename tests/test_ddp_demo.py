@@ -13,7 +13,7 @@ def report():
     out = subprocess.run([sys.executable, "-m", "mishran.engines.ddp", "--steps", str(STEPS), "--accum", str(ACCUM),
                           "--micro", str(MICRO)], capture_output=True, text=True, timeout=180, check=False)
     assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout)                        # cli.write_record: the whole of stdout is the JSON
 
 
 def test_it_runs_two_gloo_processes(report):
@@ -38,10 +38,13 @@ def test_never_syncing_lets_the_ranks_drift_apart(report):
     assert not report["never_sync"]["matches_single"]
 
 
-def test_run_rejects_nonsense():
-    from mishran.engines.ddp import run
-    with pytest.raises(ValueError):
-        run(steps=0)
+@pytest.mark.parametrize("flag, value", [("--world", "-1"), ("--steps", "0"), ("--micro", "2.5"), ("--accum", "x")])
+def test_the_command_line_refuses_nonsense_in_one_bengali_line(flag, value):
+    """The learner's door is the command line: argparse's exit status 2, one line, no traceback, no process started."""
+    out = subprocess.run([sys.executable, "-m", "mishran.engines.ddp", flag, value], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and out.stdout == ""
+    assert any("\u0980" <= ch <= "\u09ff" for ch in out.stderr) and flag in out.stderr
 
 
 # ---- the new parts: token weighting under DDP (ranks with different token counts) ------------------------------------
@@ -124,7 +127,7 @@ def stress(runs: int, env=None, log=None, busy=True):
         for i in range(runs):
             out = subprocess.run([sys.executable, "-m", "mishran.engines.ddp", "--steps", "1", "--accum", "2",
                                   "--micro", "4"], capture_output=True, text=True, timeout=600, env=env, check=False)
-            attempts = json.loads(out.stdout.strip().splitlines()[-1])["attempts"] if out.returncode == 0 else None
+            attempts = json.loads(out.stdout)["attempts"] if out.returncode == 0 else None
             bad = out.returncode != 0 or attempts != 1 or "terminate called" in out.stderr
             if bad:
                 failures.append((i, out.returncode, attempts, out.stderr[-2000:]))

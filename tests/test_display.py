@@ -58,7 +58,7 @@ def test_table_escapes_unless_told_not_to():
 
 def test_table_refuses_a_short_row_in_bengali():
     with pytest.raises(ValueError, match="ঘর"):
-        display.table_html([["FP16", 1.0]], HEADER)
+        display.show_table([["FP16", 1.0]], HEADER)
 
 
 def test_show_table_displays_html_and_a_text_fallback(monkeypatch):

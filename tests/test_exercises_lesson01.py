@@ -37,6 +37,18 @@ def test_wrong_answers_fail_with_a_hint(capsys):
     assert "এখনো হয়নি" in out and "NaN" in out and "a number" in out
 
 
+def test_e4m3_max_refuses_240_the_ieee_style_max(monkeypatch, capsys):
+    """240 is what E4M3 would hold if exponent 1111 were kept for inf/NaN as in IEEE formats (1.111 × 2^7); OCP's
+    E4M3 ("fn") has no inf, so 1111 is an ordinary exponent and the max is 1.110 × 2^8 = 448. Outside graded mode
+    (where every answer reads "submitted") 240 must be called wrong."""
+    from mishran.exercises import graded
+    monkeypatch.delenv(graded.ENV, raising=False)
+    assert not graded.active()
+    assert not l01.check_e4m3_max(240) and not l01.check_e4m3_max("240") and not l01.check_e4m3_max(240.0)
+    assert "এখনো হয়নি" in capsys.readouterr().out
+    assert l01.check_e4m3_max(448.0)
+
+
 def _fp16(pattern, subnormals=True):
     sign, exp, man = pattern >> 15, (pattern >> 10) & 31, pattern & 1023
     s = -1.0 if sign else 1.0

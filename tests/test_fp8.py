@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from mishran.numerics import fp8
+from mishran.numerics.error import relative_error
 
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 DTYPES = {"fp8_e4m3": E4M3, "fp8_e5m2": E5M2}
@@ -75,10 +76,10 @@ def test_small_values_vanish_without_scaling_and_survive_with_it():
     b = torch.full((8, 3), 5e-4)
     exact = torch.full((2, 3), 8 * 5e-4 * 5e-4, dtype=torch.float64)
     none = fp8.scaled_matmul(a, b, scaling="none")
-    assert torch.equal(none.out, torch.zeros(2, 3)) and fp8.relative_error(none.out, exact) == 1.0
+    assert torch.equal(none.out, torch.zeros(2, 3)) and relative_error(none.out, exact) == 1.0
     tw = fp8.scaled_matmul(a, b, scaling="tensorwise")
     assert torch.equal(tw.a_fp8, torch.full((2, 8), 448.0))            # every entry lands on max
-    assert fp8.relative_error(tw.out, exact) < 1e-6
+    assert relative_error(tw.out, exact) < 1e-6
 
 
 def test_large_values_saturate_without_scaling():
@@ -98,7 +99,7 @@ def test_rowwise_beats_tensorwise_when_one_row_is_huge():
     ref = a.double() @ b.double()
 
     def small_rows(scaling):
-        return fp8.relative_error(fp8.scaled_matmul(a, b, scaling=scaling).out[1:], ref[1:])
+        return relative_error(fp8.scaled_matmul(a, b, scaling=scaling).out[1:], ref[1:])
 
     assert small_rows("rowwise") < 0.1 < small_rows("tensorwise")
     assert set(err) == {"none", "tensorwise", "rowwise"} and err["none"] > err["tensorwise"]
@@ -120,6 +121,18 @@ def test_gradient_sized_values_need_scaling_and_e5m2_trades_precision_for_range(
 def test_zero_matrix_gives_zero_not_nan():
     r = fp8.scaled_matmul(torch.zeros(3, 4), torch.ones(4, 2))
     assert torch.equal(r.out, torch.zeros(3, 2)) and torch.isfinite(r.scale_a)
+
+
+def test_relative_error_is_one_norm_over_all_the_tensors_it_is_given():
+    ref = [torch.tensor([3.0, 0.0]), torch.tensor([[4.0]])]             # ‖ref‖ = 5 over both tensors
+    got = [torch.tensor([3.0, 1.0]), torch.tensor([[4.0]])]             # ‖got − ref‖ = 1
+    assert relative_error(got, ref) == pytest.approx(0.2, abs=1e-15)
+    assert relative_error(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0])) == 0.0
+    assert relative_error(torch.zeros(2), torch.zeros(2)) == 0.0 and relative_error(torch.ones(2), torch.zeros(2)) \
+        == math.inf
+    # FP64 inside: a BF16 result against an FP32 reference is measured without rounding the difference
+    x = torch.tensor([1.0 + 2 ** -20])
+    assert relative_error(x.to(torch.bfloat16), x) == pytest.approx(2 ** -20 / (1 + 2 ** -20))
 
 
 @pytest.mark.parametrize("call, kind, text", [

@@ -22,38 +22,49 @@ ELEMENT = {"fp32": 4, "bf16": 2}
 
 
 @pytest.fixture(scope="module")
-def report():
+def raw():
+    """The command line's JSON (mishran.cli.write_record to stdout), as the lesson reads it."""
     out = subprocess.run([sys.executable, "-m", "mishran.engines.fsdp", "--world", str(WORLD), "--steps", str(STEPS),
                           "--micro", str(MICRO), "--accum", str(ACCUM)],
                          capture_output=True, text=True, timeout=180, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout)
 
 
-def test_the_report_describes_the_run(report):
-    assert report["world_size"] == WORLD and report["backend"] == "gloo" and report["attempts"] in (1, 2)
-    assert report["global_batch"] == MICRO * ACCUM * WORLD and report["num_params"] == PSI == 107_456
-    assert list(report["policies"]) == ["fp32", "bf16", "bf16_reduce", "cast_first"]
-    assert report["policies"]["bf16"]["policy"] == {"param_dtype": "bf16", "reduce_dtype": "fp32",
-                                                    "output_dtype": None, "cast_forward_inputs": True}
-    assert report["policies"]["bf16_reduce"]["policy"]["reduce_dtype"] == "bf16"
-    assert report["policies"]["fp32"]["policy"]["param_dtype"] is None
+@pytest.fixture(scope="module")
+def report(raw):
+    from mishran.engines.fsdp import FsdpReport
+    return FsdpReport.from_dict(raw)
+
+
+def test_the_report_describes_the_run(report, raw):
+    from mishran.engines.fsdp import PolicyResult, RankShard, RealReduce
+    assert report.world_size == WORLD and report.backend == "gloo" and report.attempts in (1, 2)
+    assert report.global_batch == MICRO * ACCUM * WORLD and report.num_params == PSI == 107_456
+    assert list(report.policies) == ["fp32", "bf16", "bf16_reduce", "cast_first"]
+    assert all(isinstance(r, PolicyResult) and all(isinstance(x, RankShard) for x in r.per_rank)
+               for r in report.policies.values()) and isinstance(report.real_reduce, RealReduce)
+    assert report.policies["bf16"].policy == {"param_dtype": "bf16", "reduce_dtype": "fp32",
+                                              "output_dtype": None, "cast_forward_inputs": True}
+    assert report.policies["bf16_reduce"].policy["reduce_dtype"] == "bf16"
+    assert report.policies["fp32"].policy["param_dtype"] is None
+    assert report.to_dict() == raw                                     # the typed result and its JSON are one
 
 
 @pytest.mark.parametrize("name, stored", [("fp32", "fp32"), ("bf16", "fp32"), ("bf16_reduce", "fp32"),
                                           ("cast_first", "bf16")])
 def test_each_rank_holds_its_shard_by_the_hand_formula(report, name, stored):
-    r = report["policies"][name]
-    ranks = r["per_rank"]
-    assert [x["rank"] for x in ranks] == list(range(WORLD))
-    assert sum(x["param_numel"] for x in ranks) == PSI                  # every weight on exactly one rank
+    r = report.policies[name]
+    ranks = r.per_rank
+    assert [x.rank for x in ranks] == list(range(WORLD))
+    assert sum(x.param_numel for x in ranks) == PSI                    # every weight on exactly one rank
     size = ELEMENT[stored]
     for x in ranks:
-        assert abs(x["param_numel"] - PSI / WORLD) < 0.01 * PSI / WORLD   # about Ψ/W each (rows split evenly)
-        assert x["param_bytes"] == size * x["param_numel"]
-        assert x["grad_bytes"] == size * x["param_numel"]
-        assert x["optim_bytes"] == 2 * size * x["param_numel"]        # AdamW: exp_avg and exp_avg_sq
-    assert r["bytes_per_param"] == pytest.approx(4 * size)             # 16 B (like ZeRO-3) or 8 B with no master
+        assert abs(x.param_numel - PSI / WORLD) < 0.01 * PSI / WORLD     # about Ψ/W each (rows split evenly)
+        assert x.param_bytes == size * x.param_numel
+        assert x.grad_bytes == size * x.param_numel
+        assert x.optim_bytes == 2 * size * x.param_numel              # AdamW: exp_avg and exp_avg_sq
+    assert r.bytes_per_param == pytest.approx(4 * size)             # 16 B (like ZeRO-3) or 8 B with no master
 
 
 EXPECTED_DTYPES = {  # sharded, compute, block output, logits, gradient, AdamW state
@@ -66,37 +77,36 @@ EXPECTED_DTYPES = {  # sharded, compute, block output, logits, gradient, AdamW s
 
 @pytest.mark.parametrize("name", EXPECTED_DTYPES)
 def test_where_each_dtype_lives(report, name):
-    r = report["policies"][name]
-    keys = ("sharded_param_dtype", "compute_param_dtype", "block_output_dtype", "logits_dtype", "grad_dtype",
-            "optim_state_dtype")
-    assert tuple(r[k] for k in keys) == EXPECTED_DTYPES[name]
+    r = report.policies[name]
+    assert (r.sharded_param_dtype, r.compute_param_dtype, r.block_output_dtype, r.logits_dtype, r.grad_dtype,
+            r.optim_state_dtype) == EXPECTED_DTYPES[name]
 
 
 def test_fp32_matches_one_process_and_bf16_stays_within_bf16_noise(report):
-    p = report["policies"]
-    assert p["fp32"]["max_abs_diff_vs_fp32_single"] < 1e-5            # only the order of the sums differs
+    p = report.policies
+    assert p["fp32"].max_abs_diff_vs_fp32_single < 1e-5               # only the order of the sums differs
     adam_bound = 2 * STEPS * LR      # Adam moves a weight at most ≈ lr a step; two runs differ by at most twice that
     for name in ("bf16", "bf16_reduce", "cast_first"):
-        diff = p[name]["max_abs_diff_vs_fp32_single"]
-        assert 100 * p["fp32"]["max_abs_diff_vs_fp32_single"] < diff < adam_bound, (name, diff)
+        diff = p[name].max_abs_diff_vs_fp32_single
+        assert 100 * p["fp32"].max_abs_diff_vs_fp32_single < diff < adam_bound, (name, diff)
 
 
 def test_losses_are_the_same_run_up_to_rounding(report):
-    p = report["policies"]
-    ref = p["fp32"]["losses"]
+    p = report.policies
+    ref = p["fp32"].losses
     assert len(ref) == STEPS and ref[-1] < ref[0] and math.log(V) - 0.2 < ref[0] < math.log(V) + 0.2
     for name in ("bf16", "bf16_reduce", "cast_first"):
-        assert p[name]["losses"] == pytest.approx(ref, rel=2e-3), name
-        assert p[name]["losses"] != ref                                 # BF16 compute does change the numbers
+        assert p[name].losses == pytest.approx(ref, rel=2e-3), name
+        assert p[name].losses != ref                                    # BF16 compute does change the numbers
 
 
 def test_bf16_weights_without_a_master_lose_small_updates(report):
-    p = report["policies"]
-    assert report["probe_lr"] == 1e-5
+    p = report.policies
+    assert report.probe_lr == 1e-5
     for name in ("fp32", "bf16", "bf16_reduce"):
-        assert p[name]["unchanged_fraction"] < 0.01, name                # FP32 shards take every tiny update
-    assert p["cast_first"]["unchanged_fraction"] > 0.5                     # BF16 shards round most of them away
-    assert p["cast_first"]["unchanged_fraction"] > 50 * p["bf16"]["unchanged_fraction"]
+        assert p[name].unchanged_fraction < 0.01, name                   # FP32 shards take every tiny update
+    assert p["cast_first"].unchanged_fraction > 0.5                        # BF16 shards round most of them away
+    assert p["cast_first"].unchanged_fraction > 50 * p["bf16"].unchanged_fraction
 
 
 # ---------------------------------------------------------------- in this process
@@ -113,41 +123,14 @@ def test_mp_policy_builds_torchs_policy():
     assert all(isinstance(v, str) and v for v in POLICIES.values())
 
 
-@pytest.mark.parametrize("kwargs, phrase", [
-    (dict(world=9), "world size"), (dict(world=True), "positive integer"), (dict(steps=0), "positive integer"),
-    (dict(micro=2.5), "positive integer"), (dict(accum=2 ** 70), "too large"), (dict(steps=10 ** 6), "too many"),
-    (dict(lr=math.nan), "finite"), (dict(lr=math.inf), "finite"), (dict(lr=-1e-3), "positive"),
-    (dict(lr=5.0), "lr must be"), (dict(lr="0.1"), "real number"), (dict(policies=("bf17",)), "unknown policy"),
-    (dict(policies=()), "non-empty"), (dict(policies=("bf16", "bf16")), "duplicate"),
-    (dict(policies=None), "non-empty"), (dict(policies="fp32,fp64"), "unknown policy")])
-def test_run_rejects_bad_input_before_starting_processes(kwargs, phrase, monkeypatch):
-    from mishran.engines import fsdp
-
-    def no_spawn(*args, **kw):
-        raise AssertionError("should have been refused before spawning")
-
-    monkeypatch.setattr(fsdp, "run_workers", no_spawn)
-    with pytest.raises((ValueError, TypeError), match=phrase):
-        fsdp.run(**kwargs)
-
-
-def test_shard_model_and_gradient_sync_refuse_the_wrong_things():
-    from mishran.engines.fsdp import gradient_sync, mp_policy, shard_model
-    from mishran.models.gpt import GPTConfig, TinyGPT
-    with pytest.raises(ValueError, match="unknown policy"):
-        mp_policy("fp16")
-    with pytest.raises(TypeError, match="transformer.h"):
-        shard_model(torch.nn.Linear(2, 2))
-    model = TinyGPT(GPTConfig(vocab_size=V, block_size=T, n_layer=1, n_head=2, n_embd=8), seed=0)
-    with pytest.raises(TypeError, match="True or False"):
-        shard_model(model, reshard_after_forward="yes")
-    with pytest.raises(TypeError, match="DeviceMesh"):
-        shard_model(model, mesh="cpu")
-    if not torch.distributed.is_initialized():
-        with pytest.raises(RuntimeError, match="not initialized"):
-            shard_model(model)
-    with pytest.raises(TypeError, match="FSDP2 module"):
-        gradient_sync(model)
+@pytest.mark.parametrize("flag, value", [("--world", "0"), ("--steps", "0"), ("--micro", "2.5"), ("--accum", "-1"),
+                                         ("--lr", "nan"), ("--lr", "-0.001"), ("--policies", "fp32,fp64")])
+def test_the_command_line_refuses_nonsense_in_one_bengali_line(flag, value):
+    """The learner's door is the command line: argparse's exit status 2, one line, no traceback, no process started."""
+    out = subprocess.run([sys.executable, "-m", "mishran.engines.fsdp", flag, value], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and out.stdout == ""
+    assert any("\u0980" <= ch <= "\u09ff" for ch in out.stderr) and flag in out.stderr
 
 
 def test_a_one_rank_world_shards_and_trains_in_this_process():
@@ -167,8 +150,6 @@ def test_a_one_rank_world_shards_and_trains_in_this_process():
     # mesh=None is the group's default mesh: the CPU here, but CUDA on a GPU machine, where this test stays on the CPU
     mesh = None if not torch.cuda.is_available() else init_device_mesh("cpu", (1,))
     shard_model(model, "bf16", mesh=mesh)
-    with pytest.raises(ValueError, match="already sharded"):
-        shard_model(model, "bf16")
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     x = torch.randint(0, V, (3, 2, 8), generator=torch.Generator().manual_seed(0))
     loss, _ = amp_step(model, opt, precision.grad_scaler("cpu", "fp32"), precision.autocast("cpu", "fp32"),
@@ -183,6 +164,6 @@ def test_real_gloo_allreduce_equals_the_ring_simulation_bit_for_bit(report):
     """Two real processes add the same sample with gloo's allreduce: the one-CPU ring simulation of
     mishran.numerics.communication (lesson 09, part 3) must give the very same bits, in BF16 and FP32,
     and BF16's error must be BF16-sized."""
-    real = report["real_reduce"]
-    assert real["world"] == WORLD and real["bf16_matches_simulation"] and real["fp32_matches_simulation"]
-    assert 1e-4 < real["bf16_error"] < 1e-2 and real["fp32_error"] < 1e-6
+    real = report.real_reduce
+    assert real.world == WORLD and real.bf16_matches_simulation and real.fp32_matches_simulation
+    assert 1e-4 < real.bf16_error < 1e-2 and real.fp32_error < 1e-6

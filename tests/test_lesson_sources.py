@@ -31,8 +31,9 @@ SHOWN = {
         "mishran.engines.amp.amp_step": ["with ctx:", "scaler.scale(loss).backward()", "scaler.unscale_(optimizer)",
                                    "clip_grad_norm_(", "scaler.step(optimizer)", "scaler.update()",
                                    "optimizer.zero_grad("],
-        "mishran.measure.bench.time_mode": ["sync(device)", "perf_counter()", "reset_peak_memory_stats()",
-                                    "sync(device)", "max_memory_allocated()", "release(device)"],
+        "mishran.measure.bench.time_mode": ["build(mode, sizes, device)", "time_steps(step, 1, device)", "warmup=",
+                                            "reset_peak_memory_stats()", "time_steps(step, sizes.steps, device)",
+                                            "max_memory_allocated()", "release(device)"],
     },
     "04_gradient_accumulation": {
         "mishran.engines.amp.amp_step": ["for i, (x, y) in enumerate(each_pair(micro_batches))", "loss = loss / k",
@@ -186,7 +187,7 @@ def test_no_lesson_uses_a_mishran_modules_private_names(path):
 
 
 def test_the_scan_sees_the_ways_a_private_name_is_reached():
-    code = ("from mishran import bench\nimport mishran.engines.amp as t\nimport mishran.measure.memory\n"
+    code = ("from mishran.measure import bench\nimport mishran.engines.amp as t\nimport mishran.measure.memory\n"
             "from mishran.util import _x\nbench._sync('cpu')\nt._to_device\nmishran.measure.memory._storage_key\n"
             "bench.sync('cpu')\nbench.__name__\n")
     tree = ast.parse(code)

@@ -191,15 +191,24 @@ def test_the_deduper_drops_a_copy_and_keeps_a_different_text():
     assert tool.title_key("পোস্ট্‌মাস্টার") == tool.title_key("পোস্টমাস্টার")
 
 
-@pytest.mark.parametrize("call", [lambda c: literature.literature_path(c), lambda c: literature.provenance(c),
-                                  lambda c: literature.load_pieces(corpus=c),
-                                  lambda c: literature.LiteratureData(pieces=[], corpus=c)],
-                         ids=["literature_path", "provenance", "load_pieces", "LiteratureData"])
 @pytest.mark.parametrize("name", ["big", "Full", "", None, 3])
-def test_a_bad_corpus_name_is_a_clear_error(call, name):
+def test_a_bad_corpus_name_is_a_clear_error(name):
     with pytest.raises(ValueError, match=r"unknown corpus.*'small', 'full'") as err:
-        call(name)
+        literature.LiteratureData(pieces=[], corpus=name)       # the corpus is checked first, even with pieces given
     assert "অচেনা সংকলন" in str(err.value)
+
+
+@pytest.mark.parametrize("pieces, every, offset, error, words", [
+    ("not pieces", 10, 5, TypeError, "must be a list of Piece"),
+    (None, 1, 0, ValueError, "every >= 2"),
+    (None, 10, 10, ValueError, "0 <= offset < every"),
+    (None, 10.0, 5, ValueError, "integers"),
+    ([literature.Piece("ক", 0, "", "অআ")], 10, 5, ValueError, "empty split"),
+])
+def test_literature_data_names_a_bad_split_in_bengali(pieces, every, offset, error, words):
+    with pytest.raises(error, match=words) as err:
+        literature.LiteratureData(pieces, every, offset)
+    assert any("\u0980" <= ch <= "\u09ff" for ch in str(err.value))
 
 
 def test_the_wheel_ships_both_corpora():

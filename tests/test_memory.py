@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from mishran.engines.deepspeed_config import zero_estimates
-from mishran.measure.memory import SavedTensorCounter, activation_bytes, measure_step, storage_bytes
+from mishran.measure.memory import MODES, SavedTensorCounter, activation_bytes, measure_step, storage_bytes
 from mishran.models.gpt import GPTConfig, TinyGPT
 
 VOCAB = 40
@@ -149,8 +149,9 @@ def test_the_step_is_mishran_train_amp_step_and_only_its_forward_is_counted(monk
     led = measure_step(tiny(), batch(), mode=mode, warmup=2, steps=3)
     assert len(calls) == 2 + 3
     # the same forward alone saves exactly this; the step's backward and optimizer (GradScaler's scale) add nothing
-    alone = activation_bytes(tiny(), batch(), mode.removeprefix("amp_"))
-    assert (led.activations, led.cast_cache) == (alone["activations"], alone["cast_cache"])
+    assert (led.engine, led.precision) == MODES[mode] and led.mode == mode
+    alone = activation_bytes(tiny(), batch(), led.precision)
+    assert (led.activations, led.cast_cache) == (alone.activations, alone.cast_cache)
 
 
 def test_a_deepspeed_mode_runs_ds_engine_step_and_leaves_the_learners_engine_alone(monkeypatch):
@@ -189,16 +190,28 @@ def test_zero_estimates_paper_and_deepspeed():
 
 
 def test_unknown_mode_is_refused():
-    with pytest.raises(ValueError, match="unknown mode"):
-        measure_step(tiny(), batch(), mode="fp8")
+    for mode in ("fp8", ("deepspeed", "fp32"), ("torch", "bfloat16")):
+        with pytest.raises(ValueError, match="unknown mode"):
+            measure_step(tiny(), batch(), mode=mode)
+
+
+def test_a_mode_is_an_engine_and_precision_pair_and_its_name_is_read_only_at_the_door():
+    from mishran.precision import NAMES
+
+    assert all(engine in ("torch", "deepspeed") and precision in NAMES for engine, precision in MODES.values())
+    by_name = measure_step(tiny(), batch(), mode="amp_bf16")
+    by_pair = measure_step(tiny(), batch(), mode=("torch", "bf16"))
+    assert (by_pair.engine, by_pair.precision, by_pair.label) == ("torch", "bf16", "amp_bf16")
+    assert by_pair.to_dict() | {"step_seconds": None} == by_name.to_dict() | {"step_seconds": None}
+    assert by_name.to_dict()["mode"] == "amp_bf16" and by_name.to_dict()["bytes_per_parameter"] > 0
 
 
 # ---------------------------------------------------------------- activations
 
 def test_activations_grow_linearly_with_batch_and_sequence():
-    a = activation_bytes(tiny(), batch(b=2, t=16))["activations"]
-    b = activation_bytes(tiny(), batch(b=4, t=16))["activations"]
-    c = activation_bytes(tiny(), batch(b=2, t=32))["activations"]
+    a = activation_bytes(tiny(), batch(b=2, t=16)).activations
+    b = activation_bytes(tiny(), batch(b=4, t=16)).activations
+    c = activation_bytes(tiny(), batch(b=2, t=32)).activations
     assert b == pytest.approx(2 * a, rel=0.01)
     assert c == pytest.approx(2 * a, rel=0.01)    # SDPA does not keep the T×T attention matrix on CPU
 

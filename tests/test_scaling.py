@@ -426,7 +426,7 @@ def test_bad_input_is_a_clear_bengali_error():
     with pytest.raises(TypeError, match=r"a list of tensors.*torch.tensor"):
         underflow_report([1e-8, 1e-5])
     with pytest.raises(TypeError, match=r"a numeric tensor"):
-        log2_magnitudes(torch.tensor([True, False]))
+        underflow_report(torch.tensor([True, False]))
     with pytest.raises(ValueError, match=r"no values"):
         underflow_report([None, None])
     with pytest.raises(ValueError, match=r"ধনাত্মক সসীম সংখ্যা \(a positive finite number\)"):

@@ -27,14 +27,15 @@ def test_profile_splits_a_cpu_step_and_puts_adamw_under_optimizer():
     loop = profiler.profile_step("bf16-loop", SMALL, "cpu", steps=2)
     fused = profiler.profile_step("bf16-fused", SMALL, "cpu", steps=2)
     for p in (loop, fused):
-        cats = p["by_category"]
+        cats = p.by_category
         assert set(cats) == set(profiler.CATEGORIES) and cats["matmul"] > 0 and cats["optimizer"] > 0
         # self times are disjoint pieces of the measured steps: together they cannot exceed the wall time
-        assert sum(cats.values()) <= p["wall_s"] * 1.05
+        assert sum(cats.values()) <= p.wall_s * 1.05
+        assert p.top == p.ops[:12] and profiler.StepProfile(**p.to_dict()) == p
     # the for-loop AdamW runs elementwise ops one parameter at a time; the fused one is a single op per step
-    assert ("aten::_fused_adamw_", "optimizer") in {(n, c) for n, _, c in fused["ops"]}
-    assert not any(n == "aten::_fused_adamw_" for n, _, _ in loop["ops"])
-    assert ("aten::addcdiv_", "optimizer") in {(n, c) for n, _, c in loop["ops"]}     # Adam's update, per tensor
+    assert ("aten::_fused_adamw_", "optimizer") in {(n, c) for n, _, c in fused.ops}
+    assert not any(n == "aten::_fused_adamw_" for n, _, _ in loop.ops)
+    assert ("aten::addcdiv_", "optimizer") in {(n, c) for n, _, c in loop.ops}     # Adam's update, per tensor
 
 
 def test_mfu_is_achieved_flops_over_peak():
@@ -47,8 +48,8 @@ def test_mfu_is_achieved_flops_over_peak():
 
 def test_time_matmul_reports_the_flops_of_the_shape():
     r = profiler.time_matmul(32, 48, 16, dtype=torch.float32, repeats=2)
-    assert r["shape"] == (32, 48, 16)
-    assert r["tflops"] == pytest.approx(2 * 32 * 48 * 16 / r["seconds"] / 1e12)
+    assert r.shape == (32, 48, 16)
+    assert r.tflops == pytest.approx(2 * 32 * 48 * 16 / r.seconds / 1e12)
 
 
 def test_the_h200_figures_the_lesson_shows_are_complete_and_consistent():
@@ -64,7 +65,11 @@ def test_the_h200_figures_the_lesson_shows_are_complete_and_consistent():
         for r in out["results"]:                                             # each figure follows from the times
             assert r["tflops"] == pytest.approx(out["flops_per_step"] / r["step_s"] / 1e12)
             assert r["fraction_of_peak"] == pytest.approx(r["tflops"] / 989.4)
-    assert {p["mode"] for p in ref["speed"]["profiles"]} >= {"bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile"}
+    profiles = [profiler.StepProfile(**p) for p in ref["speed"]["profiles"]]      # the recorded runs read back typed
+    assert {p.mode for p in profiles} >= {"bf16-loop", "bf16-foreach", "bf16-fused", "bf16-compile"}
+    assert all(p.ops == [] and len(p.top) == 12 for p in profiles)
+    assert all(profiler.MatmulTime(**r).tflops > 0 for r in ref["speed"]["matmul"])
+    assert all(profiler.VocabStep(**r).step_s > 0 for r in ref["speed"]["vocab"])
     assert ref["compile_run"]["first_step_s"] > ref["compile_run"]["step_s"]   # the first step holds the compile
 
 
@@ -83,9 +88,6 @@ def test_fp8_step_bound_is_amdahls_law():
     assert profiler.fp8_step_bound(1.0, 1.0, 2.0) == pytest.approx(2.0)       # everything in FP8: the full 2x
     assert profiler.fp8_step_bound(0.5, 0.6, 4.0) == pytest.approx(1 / (0.7 + 0.3 / 4))
     assert profiler.fp8_step_bound(0.0, 0.6) == 1.0                           # no matmul, no gain
-    for bad in ((1.5, 0.5, 2.0), (0.5, -0.1, 2.0), (0.5, 0.5, 0.0)):
-        with pytest.raises(ValueError):
-            profiler.fp8_step_bound(*bad)
 
 
 def test_fp8_recipes_say_which_gradients_are_e5m2_and_where_fast_accumulation_is_on(monkeypatch):
@@ -112,5 +114,4 @@ def test_the_h200_offload_figures_lesson_06_shows_are_complete():
     assert round(off["cpu_adam"]["step_ms"] / off["no_offload"]["step_ms"], 1) == 1.9
     assert round(off["torch_adamw"]["step_ms"] / off["no_offload"]["step_ms"], 1) == 2.3
     assert off["cpu_adam"]["peak_mib"] < off["no_offload"]["peak_mib"] and off["cpu_adam"]["build_s"] > 0
-    with pytest.raises(ValueError):
-        profiler.reference_figures("05")
+    assert profiler.reference_figures("05") is None                          # nothing recorded for lesson 05

@@ -186,10 +186,10 @@ def test_simulator_summary_reports_where_deepspeed_stops():
 
 
 def test_simulator_rejects_unknown_policy_and_bad_probability():
-    with pytest.raises(ValueError, match="policy"):
-        simulate_timeline("apex")
-    with pytest.raises(ValueError, match="probability"):
-        simulate_timeline(p_overflow=1.5)
+    with pytest.raises(ValueError, match="unknown policy"):
+        loss_scale_simulator("apex")
+    with pytest.raises(ValueError, match="slider's range"):
+        loss_scale_simulator(p_overflow=1.5)
 
 
 def test_simulator_widget_redraws_when_a_control_changes(monkeypatch):

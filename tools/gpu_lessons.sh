@@ -13,7 +13,7 @@ source "$(dirname "$0")/gpu_env.sh"
 unset MPLBACKEND        # the kernels keep the inline backend, so figures come back as PNGs in the record
 export MISHRAN_NOTEBOOK_LIMIT_S=${MISHRAN_NOTEBOOK_LIMIT_S:-600}
 guard=$(mktemp -d); trap 'rm -rf "$guard"' EXIT      # the sitecustomize below, gone when the run ends
-printf 'import os\nif os.environ.get("MISHRAN_GUARD_LOG"):\n    from mishran import simulation\n    older_gpu_guard.guard_simulation(os.environ["MISHRAN_GUARD_LOG"])\n' > "$guard/sitecustomize.py"
+printf 'import os\nif os.environ.get("MISHRAN_GUARD_LOG"):\n    from mishran import older_gpu_guard\n    older_gpu_guard.guard_simulation(os.environ["MISHRAN_GUARD_LOG"])\n' > "$guard/sitecustomize.py"
 for job in "$@"; do
   lesson=${job%@*}; cc=""; [ "$job" != "$lesson" ] && cc=${job#*@}
   nb=$(ls notebooks/${lesson}_*.ipynb 2>/dev/null | head -1)

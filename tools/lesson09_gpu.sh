@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lesson 09, part 4 on the GPU machine: DeepSpeed ZeRO-1/2/3 (deepspeed launcher) and FSDP2 (torchrun) side by side,
-# all through `mishran.engines.multi_gpu`: the same model (size gpu, 57M weights), the same data and seed, the same global
+# all through `mishran.engines.multi_gpu`: the same model (size h200, 57M weights), the same data and seed, the same global
 # batch and steps, BF16. One GPU: a one-rank world for each engine, and the two-GPU figures are recorded as not
 # measured. Two or more GPUs: also N = 2. A second FSDP2 run with another seed gives the run-to-run noise the lesson
 # compares the engines' held-out losses with. Every run writes JSON to $OUT; tools/lesson09_record.py turns them into
@@ -8,7 +8,7 @@
 # Test on a CPU with tiny settings:  CPU=1 STEPS=4 SIZE=tiny GB=8 MB=2 OUT=/tmp/l09 bash tools/lesson09_gpu.sh
 set -uo pipefail
 OUT=${OUT:-lesson09_out}; mkdir -p "$OUT"
-STEPS=${STEPS:-300}; SIZE=${SIZE:-gpu}; GB=${GB:-64}; MB=${MB:-8}; WARMUP=${WARMUP:-20}
+STEPS=${STEPS:-300}; SIZE=${SIZE:-h200}; GB=${GB:-64}; MB=${MB:-8}; WARMUP=${WARMUP:-20}
 PY=${PY:-python3}
 COMMON="--steps $STEPS --size $SIZE --global-batch $GB --micro-batch $MB --precision bf16 --warmup $WARMUP"
 if [ "${CPU:-0}" = 1 ]; then

@@ -33,9 +33,6 @@ def finite_float(value, name: str, minimum: float | None = None, positive: bool 
 
     minimum দিলে value ≥ minimum চাই; positive=True দিলে value > 0।
     """
-    if minimum is not None:                             # minimum নিজেও সংখ্যা হতে হবে, তুলনার আগে
-        minimum = finite_float(minimum, "minimum")
-    positive = as_bool(positive, "positive")
     if hasattr(value, "numel") and hasattr(value, "item") and value.numel() == 1:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

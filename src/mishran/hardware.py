@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from mishran.checks import as_bool, device_type
+from mishran.checks import device_type
 from mishran.versions import package_version
 
 __all__ = [
@@ -51,7 +51,7 @@ def capability_features(capability) -> dict:
     FP16 tensor core: Volta sm_70 থেকে; BF16, TF32 আর 2:4 sparsity: Ampere sm_80 থেকে;
     FP8: Ada sm_89 ও Hopper sm_90 থেকে।
     """
-    cap = _check_capability(capability)
+    cap = tuple(capability)
     return {"fp16_tensor_cores": cap >= (7, 0), "bf16": cap >= (8, 0), "tf32": cap >= (8, 0),
             "fp8": cap >= (8, 9), "sparsity_2_4": cap >= (8, 0)}
 
@@ -109,7 +109,7 @@ def use_tf32(enabled: bool = True, device: str | None = None) -> bool:
 
     ফেরত: TF32 এখন চালু কি না। sm_80-এর আগের GPU-তে (বা অনুকরণে) আর CPU-তে চালু করে না, False ফেরত দেয়।
     """
-    on = as_bool(enabled, "enabled") and _device(device) == "cuda" and supports("tf32", "cuda")
+    on = enabled and _device(device) == "cuda" and supports("tf32", "cuda")
     torch.set_float32_matmul_precision("high" if on else "highest")
     return on
 
@@ -131,14 +131,6 @@ def _device(device) -> str:
     if kind not in ("cpu", "cuda"):
         raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
     return kind
-
-
-def _check_capability(capability) -> tuple:
-    try:
-        major, minor = (int(v) for v in capability)
-    except (TypeError, ValueError):
-        raise ValueError(f"compute capability হবে (major, minor) জোড়া, যেমন (7, 5); পেয়েছি {capability!r}") from None
-    return (major, minor)
 
 
 def default_device() -> str:
@@ -274,8 +266,6 @@ PEAK_SOURCE = "dense, from NVIDIA datasheets"
 
 def peak_tflops(gpu_name: str) -> tuple[str | None, dict]:
     """GPU-র নাম থেকে (কোন সারি, {mode: dense peak TFLOP/s}); জানা না থাকলে (None, {}) (পাঠ ০৩, ০৭, ০৮: MFU)।"""
-    if not isinstance(gpu_name, str):
-        raise TypeError(f"GPU-র নাম হবে লেখা (gpu_name must be a str), যেমন 'NVIDIA H100'; পেয়েছি {gpu_name!r}")
     for pattern, exclude, label, peaks in PEAK_TFLOPS:
         if re.search(pattern, gpu_name) and not (exclude and re.search(exclude, gpu_name, re.I)):
             return label, peaks

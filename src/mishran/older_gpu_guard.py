@@ -11,13 +11,11 @@ mishran.hardware সিদ্ধান্তগুলো সেই capability �
 """
 from __future__ import annotations
 
-import os
 import traceback
 from collections.abc import Callable
 
 import torch
 
-from mishran.checks import as_bool
 from mishran.hardware import SIMULATE_ENV, capability_features, simulated_capability
 
 __all__ = ["guard_simulation"]
@@ -101,9 +99,6 @@ def guard_simulation(log_path=None, strict: bool = False):
     FP8 matmul (torch._scaled_mm, sm_89-এর আগে)। প্রতিটির জন্য log_path-এ এক লাইন: কী, আর কোন লাইনের কোড।
     ফেরত: পাহারা তুলে নেওয়ার একটি ফাংশন (অনুকরণ বন্ধ থাকলে None, কিছুই বদলায় না)।
     """
-    if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
-        raise TypeError(f"log_path হবে একটি ফাইলের পথ (a path: str or pathlib.Path), বা None; পেয়েছি {log_path!r}")
-    strict = as_bool(strict, "strict")
     cap = simulated_capability()
     if cap is None:
         return None

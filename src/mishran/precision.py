@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from mishran import hardware
-from mishran.checks import as_bool, device_type
+from mishran.checks import device_type
 from mishran.numerics import formats
 
 __all__ = ["PRECISIONS", "NAMES", "check", "dtype_of", "name_of", "for_device", "resolve",
@@ -34,7 +34,7 @@ def check(name, allow_auto: bool = False, error: type[Exception] = ValueError) -
 
     allow_auto=True হলে 'auto' (এই device দেখে বাছাই) আর None-ও চলে, দুটোই 'auto' হিসেবে ফেরে।
     """
-    if as_bool(allow_auto, "allow_auto") and (name is None or name == "auto"):
+    if allow_auto and (name is None or name == "auto"):
         return "auto"
     if isinstance(name, str) and name in PRECISIONS:
         return name
@@ -70,10 +70,17 @@ def for_device(device=None, capability=None) -> str:
     - শুধু FP16 tensor core (sm_70/sm_75: V100, T4): 'fp16' + loss scaling। T4-এ torch.cuda.is_bf16_supported()
       True বলে, কারণ সে emulation-ও গোনে; কিন্তু BF16 hardware নেই, তাই তা ধীর।
     - আরও পুরোনো GPU: 'fp32' (tensor core নেই, AMP-এ লাভ সামান্য)।
-    capability দিলে GPU ছাড়াই সিদ্ধান্তটা দেখা যায়; না দিলে এই মেশিন দেখে (MISHRAN_SIMULATE_CC মেনে)।
+    capability দিলে (যেমন (7, 5)) GPU ছাড়াই সিদ্ধান্তটা দেখা যায়; না দিলে এই মেশিন দেখে (MISHRAN_SIMULATE_CC মেনে)।
     device কী পারে তা বলে mishran.hardware; কোনটা নেওয়া উচিত, তা এখানে।
     """
-    if capability is None:
+    if capability is not None:
+        try:
+            major, minor = (int(v) for v in capability)
+        except (TypeError, ValueError):
+            raise ValueError(f"compute capability হবে (major, minor) জোড়া, যেমন (7, 5) (a (major, minor) pair); "
+                             f"পেয়েছি {capability!r}") from None
+        capability = (major, minor)
+    else:
         kind = hardware.default_device() if device is None else device_type(device)
         if kind == "cpu":
             return "bf16"
@@ -125,8 +132,6 @@ def from_ds_config(config: dict, error: type[Exception] = ValueError) -> str:
     একটা block থাকলেই হয় না, তার "enabled" সত্য হতে হয় — DeepSpeed-ও তা-ই দেখে। block dict না হলে
     (যেমন "fp16": true) বা দুটি একসঙ্গে চালু হলে বাংলা + ইংরেজি বার্তায় `error`।
     """
-    if not isinstance(config, dict):
-        raise TypeError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}")
     found = []
     for name, keys in _DS_KEYS.items():
         for key in keys:

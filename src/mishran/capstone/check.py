@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,14 +47,6 @@ class Run:
     name: str
     data: dict
 
-    def __post_init__(self):
-        if not isinstance(self.name, str):
-            raise TypeError(f"Run-এর name হবে ফাইলের নাম (name must be a str); পেয়েছি {self.name!r}")
-        if not isinstance(self.data, dict) or not isinstance(self.data.get("config"), dict):
-            raise CheckError(f"{self.name}: data হবে `--out`-এর JSON (a run record with a config); load_run(path) দিয়ে "
-                             "পড়ো।")
-        _check_record(self.name, self.data)
-
     @property
     def config(self) -> dict:
         """run-এর সুইচগুলো (CapstoneConfig, dict হিসেবে)।"""
@@ -82,37 +73,11 @@ class Part:
     row_total: int
     lines: list[str] = field(default_factory=list)
 
-    def __post_init__(self):
-        if not isinstance(self.title, str) or not isinstance(self.lines, list):
-            raise TypeError(f"Part-এর title হবে লেখা আর lines একটি list (title: str, lines: list); পেয়েছি "
-                            f"{self.title!r}, {self.lines!r}")
-        for name in ("points", "measurable", "row_total"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
-                raise ValueError(f"Part-এর {name} হবে ০ বা তার বেশি পূর্ণসংখ্যা (must be a whole number of points); "
-                                 f"পেয়েছি {value!r}")
-
-
-def _runs(runs) -> list[Run]:
-    """runs একটি Run-এর তালিকা কি না দেখে (load_run দিয়ে পড়া); নইলে পরিষ্কার বার্তা।"""
-    wrong = TypeError(f"runs হবে load_run(...)-এর Run-গুলোর তালিকা (runs must be a list of Run); পেয়েছি {runs!r}")
-    if isinstance(runs, (str, bytes, dict)) or not hasattr(runs, "__iter__"):
-        raise wrong
-    try:
-        runs = list(runs)
-    except TypeError:                     # iter() আছে অথচ ঘোরানো যায় না, যেমন 0-মাত্রার tensor
-        raise wrong from None
-    if not all(isinstance(r, Run) for r in runs):
-        raise TypeError("runs-এর প্রতিটি হবে load_run(path)-এর একটি Run (each item must be a Run)")
-    return runs
-
 
 # ---------------------------------------------------------------- পড়া
 
 def load_run(path) -> Run:
     """একটি `--out` JSON পড়ে যাচাই করে; ভুল হলে CheckError, বাংলায় (পাঠ ০৮)।"""
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path হবে একটি ফাইলের পথ (path must be a str or Path); পেয়েছি {path!r}")
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -128,19 +93,14 @@ def load_run(path) -> Run:
     if not isinstance(data, dict):
         raise CheckError(f"{path}: JSON-এর ভেতরে একটি object ({{...}}) চাই, পেয়েছি {type(data).__name__} "
                          "(not a run record); `--out`-এর লেখা ফাইল দাও।")
-    _check_record(path, data)                 # here, so that a message names the whole path
-    return Run(path.name, data)
-
-
-def _check_record(where, data: dict) -> None:
-    """একটি run-এর JSON-এ training.run যা সবসময় লেখে তা আছে কি না (load_run আর Run দুজনেরই যাচাই)।"""
-    _require(where, data, REQUIRED, "")
+    _require(path, data, REQUIRED, "")
     if not isinstance(data["config"], dict):
-        raise CheckError(f"{where}: 'config' একটি object হওয়ার কথা (malformed config); ফাইলটি আবার লেখাও।")
-    _require(where, data["config"], CONFIG_REQUIRED, "config.")
+        raise CheckError(f"{path}: 'config' একটি object হওয়ার কথা (malformed config); ফাইলটি আবার লেখাও।")
+    _require(path, data["config"], CONFIG_REQUIRED, "config.")
     if not isinstance(data["losses"], list) or not isinstance(data["start_step"], int):
-        raise CheckError(f"{where}: 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা (malformed run); "
+        raise CheckError(f"{path}: 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা (malformed run); "
                          "ফাইলটি হাতে বদলানো হয়নি তো? run-টা আবার চালাও।")
+    return Run(path.name, data)
 
 
 def _require(path, data: dict, keys, prefix: str) -> None:
@@ -152,7 +112,6 @@ def _require(path, data: dict, keys, prefix: str) -> None:
 
 def finished(run: Run) -> bool:
     """run শেষ step পর্যন্ত চলেছে আর তার held-out bpc একটি সসীম সংখ্যা (পাঠ ০৮)।"""
-    _runs([run])
     done = run.data["start_step"] + len(run.data["losses"]) == run.config["steps"]
     bpc = run.data["heldout_bpc"]
     return done and isinstance(bpc, (int, float)) and math.isfinite(bpc)
@@ -162,7 +121,6 @@ def finished(run: Run) -> bool:
 
 def score_bigram(runs: list[Run]) -> Part:
     """সবচেয়ে ভালো শেষ-হওয়া run-এর held-out bpc bigram-এর চেয়ে কম হলে পুরো নম্বর (পাঠ ০৮)।"""
-    runs = _runs(runs)
     part = Part("bigram-কে হারানো", 0, BIGRAM_POINTS, 20)
     main_runs = [r for r in runs if finished(r) and not r.resumed]
     if not main_runs:
@@ -234,7 +192,6 @@ def _verdict(gap: float, noise: float) -> str:
 
 def score_precision(runs: list[Run]) -> Part:
     """FP32 বনাম ১৬-বিট: একই বাজেট, একই seed, আর দুই seed দিয়ে মাপা run-ভেদ; নকশার নম্বর (পাঠ ০৮)।"""
-    runs = _runs(runs)
     part = Part("FP32 বনাম mixed precision", 0, PRECISION_POINTS, 20)
     main_runs = [r for r in runs if finished(r) and not r.resumed]
     precisions = {r.data["precision"] for r in main_runs}
@@ -291,7 +248,6 @@ def _own_config(run: Run, runs: list[Run]) -> bool:
 
 def score_resume(runs: list[Run]) -> Part:
     """resume করা run-এর প্রতিটি loss একটানা run-এর সঙ্গে বিটে বিটে এক কি না, আর তা নিজের config-এ কি না (পাঠ ০৮)।"""
-    runs = _runs(runs)
     part = Part("হুবহু resume", 0, RESUME_POINTS, 15)
     resumed = [r for r in runs if r.resumed]
     if not resumed:
@@ -335,7 +291,6 @@ def _score_pair(run: Run, partner: Run, runs: list[Run], lines: list[str]) -> in
 
 def check_runs(runs: list[Run]) -> list[Part]:
     """তিনটি মাপা সারি: bigram, FP32 বনাম ১৬-বিট, resume (পাঠ ০৮)।"""
-    runs = _runs(runs)
     return [score_bigram(runs), score_precision(runs), score_resume(runs)]
 
 
@@ -352,10 +307,6 @@ def _run_line(run: Run) -> str:
 
 def report(runs: list[Run], parts: list[Part] | None = None) -> str:
     """বাংলায় পুরো প্রতিবেদন: প্রতিটি run, প্রতিটি মাপা সারির নম্বর আর কারণ, আর মোট (পাঠ ০৮)।"""
-    runs = _runs(runs)
-    if parts is not None and (not isinstance(parts, list) or not all(isinstance(p, Part) for p in parts)):
-        raise TypeError(f"parts হবে check_runs(...)-এর Part-গুলোর তালিকা, বা None (parts must be a list of Part); "
-                        f"পেয়েছি {parts!r}")
     parts = check_runs(runs) if parts is None else parts
     out = ["মিশ্রণ পাঠ ০৮ — সমাপনী প্রকল্পের মাপা অংশ", "", "run-গুলো:", *(_run_line(r) for r in runs), ""]
     for i, part in enumerate(parts, 1):

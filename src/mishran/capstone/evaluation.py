@@ -5,7 +5,7 @@
     bpc = heldout_bpc(model, data.val_data, block_size=64, precision="bf16")
     text = sample(model, data.tokenizer, "সে দিন সকালে", max_new_tokens=100, top_k=20)
 
-পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়। এই মডিউল matplotlib বা ipywidgets import করে না।
+শিক্ষার্থী নিজের মান দিয়ে ডাকে sample আর bigram_bpc (তারা যাচাই করে); বাকিগুলো capstone-এর ভেতরের কাজ।
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from torch.nn import functional as F
 from mishran.checks import as_device, as_seed, finite_float, positive_int
 from mishran.measure.flops import mfu, peak_tflops_for
 from mishran.precision import autocast
-from mishran.precision import check as check_precision
 
 __all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "BestCheckpoint", "sample", "vocabulary_share",
            "speed_figures"]
@@ -28,17 +27,17 @@ __all__ = ["bits_per_char", "bigram_bpc", "heldout_bpc", "BestCheckpoint", "samp
 
 def bits_per_char(total_nll_nats: float, n_chars: int) -> float:
     """প্রতি অক্ষরে বিট = মোট negative log-likelihood (nat-এ) ÷ অক্ষরের সংখ্যা ÷ ln 2 (পাঠ ০৮)।"""
-    return finite_float(total_nll_nats, "total_nll_nats", minimum=0) / positive_int(n_chars, "n_chars") / math.log(2)
+    return total_nll_nats / n_chars / math.log(2)
 
 
-def _ids(ids, name: str, vocab_size: int | None = None) -> torch.Tensor:
+def _ids(ids, name: str, vocab_size: int) -> torch.Tensor:
     """অক্ষরের id-এর সারি (list বা 1-D পূর্ণসংখ্যার tensor, অন্তত দুটি, 0 থেকে vocab_size − 1) → tensor।"""
     try:
         ids = torch.as_tensor(ids)
     except (TypeError, ValueError, RuntimeError, OverflowError):
         ids = None
     if ids is None or ids.dim() != 1 or len(ids) < 2 or ids.dtype.is_floating_point or ids.dtype.is_complex \
-            or ids.dtype == torch.bool or ids.min() < 0 or (vocab_size is not None and ids.max() >= vocab_size):
+            or ids.dtype == torch.bool or ids.min() < 0 or ids.max() >= vocab_size:
         raise ValueError(f"{name} হবে অক্ষরের id-এর একটি সারি: অন্তত দুটি পূর্ণসংখ্যা, 0 থেকে vocab_size − 1 "
                          f"({name} must be a 1-D list of at least two token ids in range)")
     return ids
@@ -68,13 +67,7 @@ def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = 
 
     প্রতিটি টুকরোর প্রথম অক্ষর কম context পায় — সব মডেলের জন্য একই নিয়ম। max_chars দিলে শুধু শুরুর অতটুকু।
     """
-    _model(model)
-    ids, precision, device = _ids(val_ids, "val_ids"), check_precision(precision), as_device(device)
-    block_size, batch = positive_int(block_size, "block_size"), positive_int(batch, "batch")
-    if block_size > 2 ** 20:                            # এত লম্বা context-এর ছক মেমরিতে ধরে না
-        raise ValueError(f"block_size অনেক বড় (block_size too large; at most 2**20): {block_size}")
-    if max_chars is not None:
-        ids = ids[:positive_int(max_chars, "max_chars (or None: all)") + 1]
+    ids = val_ids if max_chars is None else val_ids[:max_chars + 1]
     n = len(ids) - 1
     starts = list(range(0, n, block_size))
     x = torch.zeros(len(starts), block_size, dtype=torch.long)
@@ -95,12 +88,6 @@ def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = 
     return bits_per_char(total, n)
 
 
-def _model(model) -> None:
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model হবে একটি torch.nn.Module, যেমন TinyGPT (model must be a torch.nn.Module); "
-                        f"পেয়েছি {model!r}")
-
-
 # ---------------------------------------------------------------- সেরা held-out checkpoint
 
 class BestCheckpoint:
@@ -111,16 +98,10 @@ class BestCheckpoint:
     """
 
     def __init__(self, patience: int | None = None):
-        if patience is not None:
-            positive_int(patience, "patience (or None)")
         self.bpc, self.step, self.weights, self.patience, self.since = math.inf, None, None, patience, 0
 
     def update(self, model: torch.nn.Module, step: int, bpc: float) -> bool:
         """নতুন মূল্যায়ন; আগের সেরার চেয়ে কম হলে ওজন কপি করে True।"""
-        _model(model)
-        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-            raise ValueError(f"step হবে ০ বা তার বেশি পূর্ণসংখ্যা (step must be an integer >= 0); পেয়েছি {step!r}")
-        bpc = finite_float(bpc, "bpc", minimum=0)
         if bpc < self.bpc:
             self.bpc, self.step, self.since = bpc, step, 0
             self.weights = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
@@ -135,7 +116,6 @@ class BestCheckpoint:
 
     def restore(self, model: torch.nn.Module) -> None:
         """সেরা মূল্যায়নের ওজন মডেলে ফেরায় (কোনো মূল্যায়ন না হয়ে থাকলে কিছু করে না)।"""
-        _model(model)
         if self.weights is not None:
             model.load_state_dict(self.weights)
 
@@ -145,9 +125,6 @@ class BestCheckpoint:
 
     def load_state_dict(self, state: dict) -> None:
         """state_dict()-এর উল্টো।"""
-        if not isinstance(state, dict) or not {"bpc", "step", "since", "weights"} <= state.keys():
-            raise TypeError("state হবে BestCheckpoint.state_dict()-এর dict (state must be a BestCheckpoint state_dict "
-                            f"with bpc, step, since, weights); পেয়েছি {state!r:.80}")
         self.bpc, self.step, self.since, self.weights = state["bpc"], state["step"], state["since"], state["weights"]
 
 
@@ -156,13 +133,13 @@ class BestCheckpoint:
 def sample(model, tokenizer, prompt: str, max_new_tokens: int = 200, temperature: float = 0.8,
            top_k: int | None = 20, seed: int = 0, device="cpu") -> str:
     """prompt-এর পরে মডেল যা লেখে (prompt বাদে), TinyGPT.generate দিয়ে; একই seed-এ একই লেখা (পাঠ ০৮)।"""
-    _model(model)
+    if not isinstance(model, torch.nn.Module) or not isinstance(prompt, str) \
+            or not all(callable(getattr(tokenizer, f, None)) for f in ("encode", "decode")):
+        raise TypeError("model হবে torch.nn.Module (যেমন TinyGPT), tokenizer-এ encode/decode চাই, prompt হবে লেখা "
+                        f"(model must be a torch.nn.Module, tokenizer a CharTokenizer, prompt a str); পেয়েছি "
+                        f"model={type(model).__name__}, tokenizer={type(tokenizer).__name__}, prompt={prompt!r:.40}")
     temperature = finite_float(temperature, "temperature", positive=True)
     seed = as_seed(-1 if seed is None else seed)            # None-ও নয়: একই seed-এ একই লেখা চাই
-    if not isinstance(prompt, str) or isinstance(tokenizer, (str, bytes)) or not callable(getattr(tokenizer, "encode",
-                                                                                                    None)):
-        raise TypeError(f"prompt হবে লেখা (str) আর tokenizer-এ encode/decode চাই (prompt must be a str, tokenizer a "
-                        f"CharTokenizer); পেয়েছি prompt={prompt!r}")
     top_k = None if top_k is None else positive_int(top_k, "top_k (or None)")
     device = as_device(device)
     prompt = unicodedata.normalize("NFC", prompt)
@@ -187,9 +164,6 @@ def vocabulary_share(generated: str, train_text: str) -> dict:
 
     শেষ শব্দটি মাঝপথে কাটা হতে পারে, তাই তা বাদ।
     """
-    if not isinstance(generated, str) or not isinstance(train_text, str):
-        raise TypeError(f"generated আর train_text দুটোই লেখা (str) হবে (both must be str); পেয়েছি "
-                        f"{type(generated).__name__}, {type(train_text).__name__}")
     vocab = set(_words(train_text))
     words = _words(generated)[:-1]
     known = sum(w in vocab for w in words)
@@ -206,16 +180,6 @@ def speed_figures(step_times, warmup: int, tokens_per_step: int, flops_per_token
     precision: run-এ যা একবার ঠিক হয়েছিল — peak সেই precision-এর (FP32-এর peak BF16-এর চেয়ে অনেক ছোট)।
     device_name: GPU-র নাম; CPU-তে None (peak জানা নেই, তাই MFU None)।
     """
-    if isinstance(step_times, (str, bytes)) or not hasattr(step_times, "__len__") or not getattr(step_times, "ndim", 1):
-        raise TypeError(f"step_times হবে সেকেন্ডের তালিকা (step_times must be a list of seconds); পেয়েছি {step_times!r}")
-    step_times = [finite_float(t, "step_times[i]", minimum=0) for t in step_times]
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-        raise ValueError(f"warmup হবে ০ বা তার বেশি পূর্ণসংখ্যা (warmup must be an integer >= 0); পেয়েছি {warmup!r}")
-    tokens_per_step = positive_int(tokens_per_step, "tokens_per_step")
-    finite_float(flops_per_token, "flops_per_token", minimum=0)
-    check_precision(precision)
-    if device_name is not None and not isinstance(device_name, str):
-        raise TypeError(f"device_name হবে GPU-র নাম বা None (device_name must be a str or None); পেয়েছি {device_name!r}")
     timed = step_times[warmup:] if len(step_times) > warmup else step_times
     tokens_per_s = tokens_per_step * len(timed) / sum(timed) if timed and sum(timed) > 0 else None
     peak = peak_tflops_for(device_name, precision) if device_name else None

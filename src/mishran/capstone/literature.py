@@ -9,13 +9,12 @@
 
 সংকলন দুটি: "small" (পাঠ ০৮ যেটা পড়ে, প্রায় সাড়ে সাত লক্ষ অক্ষর) আর "full" (ছোটটির সব বই আর আরও, ৩০
 লক্ষের বেশি অক্ষর)। প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out
-নেয় পুরো খণ্ড, তাই একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। পাঠ ০৮ এগুলো mishran.capstone দিয়েও পায়।
+নেয় পুরো খণ্ড, তাই একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। শিক্ষার্থীর দরজা LiteratureData (সে যাচাই করে)।
 """
 from __future__ import annotations
 
 import json
 import numbers
-import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -46,24 +45,17 @@ class Piece:
     text: str
 
 
-def _files(corpus) -> tuple[str, str]:
-    if not isinstance(corpus, str) or corpus not in CORPORA:
-        raise ValueError(f"অচেনা সংকলন {corpus!r} (unknown corpus); বেছে নাও: "
-                         f"{', '.join(repr(c) for c in CORPORA)}।")
-    return CORPORA[corpus]
-
-
 def literature_path(corpus: str = "small"):
     """সংকলনের ফাইল কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।
 
     corpus="small": bn_literature.txt (পাঠ ০৮-এর); corpus="full": bn_literature_full.txt (বড়টি)।
     """
-    return data_file(_files(corpus)[0])
+    return data_file(CORPORA[corpus][0])
 
 
 def provenance(corpus: str = "small") -> dict:
     """সংকলনের উৎস: repository, commit, প্রতিটি বই, লেখকের জীবনকাল, লাইসেন্স, NFC-র গোনা (পাঠ ০৮)।"""
-    return json.loads(data_file(_files(corpus)[1]).read_text(encoding="utf-8"))
+    return json.loads(data_file(CORPORA[corpus][1]).read_text(encoding="utf-8"))
 
 
 def load_pieces(path=None, corpus: str = "small") -> list[Piece]:
@@ -71,15 +63,8 @@ def load_pieces(path=None, corpus: str = "small") -> list[Piece]:
 
     path না দিলে corpus-এর ফাইল ("small" বা "full"); path দিলে সেই ফাইল।
     """
-    if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path হবে একটি ফাইলের পথ (a path: str or pathlib.Path), বা None; পেয়েছি {path!r}")
     source = literature_path(corpus) if path is None else Path(path)
-    try:
-        text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{source} UTF-8 লেখা নয় (not UTF-8 text); সংকলন হবে UTF-8-এ লেখা .txt ফাইল") from None
-    except OSError as err:        # নেই, ফোল্ডার, অনুমতি নেই: একই শ্রেণি, বাংলা বার্তা
-        raise type(err)(f"সংকলন পড়া গেল না (cannot read {source}: {err.strerror or err}); পথটা দেখো") from None
+    text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
     pieces, current, lines = [], None, []
     for line in text.split("\n"):
         m = _HEADER.match(line)
@@ -91,8 +76,6 @@ def load_pieces(path=None, corpus: str = "small") -> list[Piece]:
             lines.append(line)
     if current is not None:
         pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
-    if not pieces:
-        raise ValueError(f"{source}-এ কোনো '### ' খণ্ড-শিরোনাম নেই (no piece headers); এটা কি bn_literature.txt?")
     return pieces
 
 
@@ -101,18 +84,7 @@ def split_by_work(pieces, every: int = 10, offset: int = 5):
 
     ফলে held-out-এ প্রায় সব বই থেকে কিছু আছে (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।
     """
-    if not isinstance(pieces, (list, tuple)) or not all(isinstance(p, Piece) for p in pieces):
-        raise TypeError(f"pieces হবে Piece-এর তালিকা, যেমন load_pieces() (pieces must be a list of Piece); "
-                        f"পেয়েছি {type(pieces).__name__}")
-    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (every, offset)) \
-            or every < 2 or not 0 <= offset < every:
-        raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every, দুটোই পূর্ণসংখ্যা (integers with every >= 2, "
-                         f"0 <= offset < every); পেয়েছি every={every!r}, offset={offset!r}")
-    train_set = [p for p in pieces if p.index % every != offset]
-    held = [p for p in pieces if p.index % every == offset]
-    if not held or not train_set:
-        raise ValueError("train বা held-out ভাগ খালি (empty split); every/offset বদলাও বা আরও খণ্ড দাও")
-    return train_set, held
+    return [p for p in pieces if p.index % every != offset], [p for p in pieces if p.index % every == offset]
 
 
 class LiteratureData:
@@ -126,9 +98,19 @@ class LiteratureData:
     get_batch = CharDataset.get_batch
 
     def __init__(self, pieces=None, every: int = 10, offset: int = 5, corpus: str = "small"):
-        _files(corpus)                             # ভুল নাম আগেই ধরা পড়ুক, pieces দিলেও
+        if not isinstance(corpus, str) or corpus not in CORPORA:       # ভুল নাম আগেই ধরা পড়ুক, pieces দিলেও
+            raise ValueError(f"অচেনা সংকলন {corpus!r} (unknown corpus); বেছে নাও: {', '.join(map(repr, CORPORA))}।")
         pieces = load_pieces(corpus=corpus) if pieces is None else pieces
+        if not isinstance(pieces, (list, tuple)) or not all(isinstance(p, Piece) for p in pieces):
+            raise TypeError(f"pieces হবে Piece-এর তালিকা, যেমন load_pieces() (pieces must be a list of Piece); "
+                            f"পেয়েছি {type(pieces).__name__}")
+        if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (every, offset)) \
+                or every < 2 or not 0 <= offset < every:
+            raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every, দুটোই পূর্ণসংখ্যা (integers with every >= 2, "
+                             f"0 <= offset < every); পেয়েছি every={every!r}, offset={offset!r}")
         self.train_pieces, self.heldout_pieces = split_by_work(pieces, every, offset)
+        if not self.train_pieces or not self.heldout_pieces:
+            raise ValueError("train বা held-out ভাগ খালি (empty split); every/offset বদলাও বা আরও খণ্ড দাও")
         self.train_text = "\n\n".join(p.text for p in self.train_pieces)
         self.heldout_text = "\n\n".join(p.text for p in self.heldout_pieces)
         self.tokenizer = CharTokenizer("".join(p.text for p in pieces) + "\n")

@@ -3,7 +3,8 @@
 নোটবুক আর launcher একই কোড চালায়:
 
     from mishran.capstone import training
-    report = training.run(training.CapstoneConfig(size="tiny", precision="auto", steps=60))
+    result = training.run(training.CapstoneConfig(size="tiny", precision="auto", steps=60))
+    result.heldout_bpc, result.curve                  # CapstoneResult; result.to_dict() → `--out`-এর JSON
 
     deepspeed --num_gpus 2 --module mishran.capstone --zero-stage 1 --micro-batch 32 --steps 600 --out r.json
     python -m mishran.capstone --precision fp32 --steps 600 --out fp32.json          # এক GPU বা CPU
@@ -11,65 +12,43 @@
 দুই পথ, একই ডেটা, একই মাপ-জোখ:
 - zero_stage=None (ডিফল্ট, এক process): mishran.engines.amp-এর AMP loop (autocast + GradScaler), checkpoint থেকে
   হুবহু resume;
-- zero_stage=0..3 (বা launcher-এ কয়েকটি GPU): mishran.engines.deepspeed_engine-এর DeepSpeed engine, ZeRO সহ।
+- zero_stage=0..3 (বা launcher-এ কয়েকটি GPU): mishran.engines.deepspeed_engine-এর DeepSpeed engine, ZeRO সহ, আর
+  mishran.engines.loop.run_steps-এর step loop।
 global batch = micro_batch × accumulation_steps × GPU-র সংখ্যা; প্রতিটি step-এর global batch একটি seed-দেওয়া
 generator থেকে আসে আর GPU-গুলোর মধ্যে ভাগ হয় (পাঠ ০৪, ০৫)। held-out ভাগ পুরো খণ্ড (গল্প, কবিতা) ধরে।
 precision একবারই ঠিক হয় (mishran.precision.resolve); DeepSpeed-এর config আর MFU-র peak সেই নাম থেকেই।
-
-এখানে থাকে run-এর সুইচ, দুই পথ আর কমান্ড লাইন। সংকলন আর batch: mishran.capstone.literature; মাপকাঠি (bpc, bigram,
-নমুনা, MFU): mishran.capstone.evaluation — পাঠ ০৮ সেগুলোও capstone.* নামে পায়, এক import-এ।
-এই মডিউল matplotlib বা ipywidgets import করে না।
+সংকলন আর batch: mishran.capstone.literature; মাপকাঠি (bpc, bigram, নমুনা, MFU): mishran.capstone.evaluation।
 """
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.resources
 import json
 import math
 import numbers
 import os
 import platform
-import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, fields
 
 import torch
 
-from mishran.capstone.evaluation import (
-    BestCheckpoint,
-    bigram_bpc,
-    heldout_bpc,
-    sample,
-    speed_figures,
-    vocabulary_share,
-)
-from mishran.capstone.literature import (
-    LiteratureData,
-    literature_path,
-)
-from mishran.checks import as_bool, as_seed, device_type, finite_float, positive_int
+from mishran import cli
+from mishran.capstone.evaluation import BestCheckpoint, bigram_bpc, heldout_bpc, sample, speed_figures, vocabulary_share
+from mishran.capstone.literature import CORPORA, LiteratureData
+from mishran.checks import device_type
 from mishran.data import BatchStream
 from mishran.engines.amp import TrainConfig, load_checkpoint, save_checkpoint, train
+from mishran.engines.loop import run_steps
 from mishran.measure.flops import flops_per_token
-from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.models.gpt import GPT_SIZES, GPTConfig, TinyGPT
 from mishran.precision import NAMES as PRECISION_NAMES
 from mishran.precision import check as check_precision
 from mishran.precision import grad_scaler
 from mishran.precision import resolve as resolve_precision
 
-__all__ = ["parse_args", "SIZES", "CapstoneConfig", "lr_schedule", "run", "recorded_h200", "main"]
+__all__ = ["parse_args", "CapstoneConfig", "CapstoneResult", "lr_schedule", "run", "recorded_h200", "main"]
 
-# মডেলের মাপ: tiny CPU-তে কয়েক সেকেন্ডে; small CPU-তে এক-দুই মিনিটে; gpu H200-এ কয়েক মিনিটে
-SIZES = {
-    "tiny": dict(block_size=64, n_layer=2, n_head=4, n_embd=64),       # ≈ 0.1M ওজন
-    "small": dict(block_size=128, n_layer=4, n_head=4, n_embd=128),    # ≈ 0.8M ওজন
-    "gpu": dict(block_size=256, n_layer=6, n_head=6, n_embd=384),      # ≈ 10.7M ওজন (nanoGPT-এর char মডেলের মাপ)
-    # ≈ 57M ওজন: H200-এ BF16-এ GPU ব্যস্ত থাকে (micro-batch 128-এ MFU ~30%, compile করলে ~36%); gpu-মাপে ~9%
-    "h200": dict(block_size=256, n_layer=8, n_head=12, n_embd=768),
-}
-
-
-# ---------------------------------------------------------------- H200-এর মাপা ফল
 
 def recorded_h200() -> dict:
     """H200-এ মাপা ফল (tools/capstone_gpu.sh), mishran/results/capstone_h200.json থেকে; GPU ছাড়া দেখানোর জন্য (পাঠ ০৮)।"""
@@ -77,14 +56,46 @@ def recorded_h200() -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-# ---------------------------------------------------------------- একটি run
+# ---------------------------------------------------------------- সুইচ: প্রতিটি একবার যাচাই, এখানেই
+
+def _int(least: int, most: int = 2 ** 62):
+    words = f"{least} বা তার বেশি পূর্ণসংখ্যা" if most >= 2 ** 62 else f"{least}–{most}-এর একটি পূর্ণসংখ্যা"
+    return (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and least <= v <= most, words,
+            f"an integer >= {least}" if most >= 2 ** 62 else f"an integer in {least}..{most}", ValueError)
+
+
+def _real(test, words: str, english: str):
+    return (lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) and test(v),
+            words, english, ValueError)
+
+
+def _one_of(choices):
+    return (lambda v: isinstance(v, str) and v in choices, "এদের একটি: " + ", ".join(choices),
+            "one of " + ", ".join(choices), ValueError)
+
+
+_POSITIVE = _real(lambda v: v > 0, "ধনাত্মক সসীম সংখ্যা", "a positive finite number")
+_PATH = ((lambda v: isinstance(v, (str, os.PathLike))), "ফাইলের পথ", "a path", TypeError)
+_FLAG = ((lambda v: isinstance(v, bool)), "True বা False", "True or False", TypeError)
+# ঘর → (ঠিক কি না, বাংলায় কী চাই, ইংরেজিতে, ভুলের শ্রেণি); _MAY_BE_NONE-এর ঘর None-ও নিতে পারে
+_RULES = {"size": _one_of(GPT_SIZES), "corpus": _one_of(CORPORA), "micro_batch": _int(1), "accumulation_steps": _int(1),
+          "zero_stage": _int(0, 3), "steps": _int(0), "lr": _POSITIVE, "clip_norm": _POSITIVE,
+          "dropout": _real(lambda v: 0 <= v < 1, "0 থেকে 1-এর কম", "in [0, 1)"), "seed": _int(0, 2 ** 64 - 1),
+          "eval_every": _int(1), "eval_chars": _int(1), "warmup": _int(0), "checkpoint_path": _PATH, "save_at": _int(0),
+          "resume_from": _PATH, "prompt": ((lambda v: isinstance(v, str)), "লেখা", "a str", TypeError),
+          "sample_tokens": _int(0), "temperature": _POSITIVE, "top_k": _int(1), "progress": _FLAG, "patience": _int(1),
+          "compile": _FLAG, "lr_warmup": _int(0), "lr_decay": _FLAG}
+_MAY_BE_NONE = {"zero_stage", "clip_norm", "eval_chars", "checkpoint_path", "save_at", "resume_from", "top_k",
+                "patience"}
+
 
 @dataclass
 class CapstoneConfig:
-    """শিক্ষার্থীর সুইচ (পাঠ ০৮)।
+    """শিক্ষার্থীর সুইচ (পাঠ ০৮); ভুল মান দিলে এখানেই বাংলা বার্তা, সঙ্গে ঘরের নাম।
 
-    size: 'tiny' | 'small' | 'gpu' (SIZES); precision: 'auto' (mishran.hardware দেখে) | 'fp32' | 'fp16' | 'bf16';
-    micro_batch, accumulation_steps: প্রতি GPU-তে global batch = micro_batch × accumulation_steps;
+    size: 'tiny' | 'small' | 'gpu' | 'h200' (mishran.models.gpt.GPT_SIZES); precision: 'auto' (mishran.hardware
+    দেখে) | 'fp32' | 'fp16' | 'bf16'; micro_batch, accumulation_steps: প্রতি GPU-তে global batch =
+    micro_batch × accumulation_steps;
     zero_stage: None = PyTorch-এর AMP loop (mishran.engines.amp); 0–3 = DeepSpeed engine, ZeRO stage;
     steps: optimizer step; eval_every: কত step পরপর held-out bpc; eval_chars: held-out-এর কতটুকু মাপা হবে
     (None = পুরোটা); warmup: সময় মাপায় বাদ যাওয়া শুরুর step; checkpoint_path + save_at: ওই step-এ
@@ -124,57 +135,78 @@ class CapstoneConfig:
     lr_decay: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.size, str) or self.size not in SIZES:
-            raise ValueError(f"অচেনা মাপ {self.size!r} (unknown size); বেছে নাও: {', '.join(SIZES)}")
-        literature_path(self.corpus)                    # অচেনা সংকলনের নাম এখানেই, বাংলা বার্তায়
-        self.precision = check_precision(self.precision, allow_auto=True)
-        if self.zero_stage is not None and (not _is_int(self.zero_stage) or self.zero_stage not in (0, 1, 2, 3)):
-            raise ValueError(f"zero_stage হবে None (DeepSpeed ছাড়া) বা 0–3 (zero_stage must be None or 0-3); পেয়েছি "
-                             f"{self.zero_stage!r}")
-        for name in ("checkpoint_path", "resume_from"):
-            if getattr(self, name) is not None and not isinstance(getattr(self, name), (str, os.PathLike)):
-                raise TypeError(f"{name} হবে ফাইলের পথ বা None ({name} must be a path or None); পেয়েছি "
-                                f"{getattr(self, name)!r}")
-        if self.resume_from and self.zero_stage is not None:
-            raise ValueError("resume এখানে শুধু PyTorch loop-এ (zero_stage=None); DeepSpeed-এর checkpoint "
-                             "engine.save_checkpoint দিয়ে (resume is implemented for zero_stage=None)")
-        self._check_numbers()
-        if not isinstance(self.prompt, str):
-            raise TypeError(f"prompt হবে লেখা (prompt must be a str); পেয়েছি {self.prompt!r}")
+        self.precision = check_precision(self.precision, allow_auto=True)       # None → 'auto'
         if self.device is not None:
             device_type(self.device)
-        self.progress = as_bool(self.progress, "progress")
-        self.compile = as_bool(self.compile, "compile")
-        self.lr_decay = as_bool(self.lr_decay, "lr_decay")
-        if self.compile and self.zero_stage is not None:
-            raise ValueError("compile এখানে শুধু PyTorch loop-এ (compile is implemented for zero_stage=None); "
-                             "DeepSpeed-এর পথে compile=False রাখো")
-
-    def _check_numbers(self):
-        """সংখ্যার সুইচগুলো: ধনাত্মক বা ০-সহ পূর্ণসংখ্যা, সসীম float, আর None-যোগ্যগুলো।"""
-        for name in ("micro_batch", "accumulation_steps", "eval_every"):
-            positive_int(getattr(self, name), name)
-        for name in ("steps", "warmup", "sample_tokens", "save_at", "eval_chars", "top_k", "patience", "lr_warmup"):
-            value = getattr(self, name)
-            if value is None and name in ("save_at", "eval_chars", "top_k", "patience"):
-                continue
-            least = 1 if name in ("eval_chars", "top_k", "patience") else 0
-            if not _is_int(value) or not least <= value <= 2 ** 62:
-                raise ValueError(f"{name} হবে {least} বা তার বেশি পূর্ণসংখ্যা ({name} must be an integer >= {least}); "
-                                 f"পেয়েছি {value!r}")
-        self.lr = finite_float(self.lr, "lr", positive=True)
-        self.temperature = finite_float(self.temperature, "temperature", positive=True)
-        self.dropout = finite_float(self.dropout, "dropout", minimum=0)
-        if self.dropout >= 1:
-            raise ValueError(f"dropout হবে 0 থেকে 1-এর কম (dropout must be in [0, 1)); পেয়েছি {self.dropout!r}")
-        if self.clip_norm is not None:
-            self.clip_norm = finite_float(self.clip_norm, "clip_norm (or None)", positive=True)
-        self.seed = as_seed(-1 if self.seed is None else self.seed)       # None-ও নয়: একই seed-এ একই run
+        for name, (ok, words, english, error) in _RULES.items():
+            value, none = getattr(self, name), name in _MAY_BE_NONE
+            if not (ok(value) or none and value is None):
+                raise error(f"{name} হবে {words}{' বা None' if none else ''} ({name} must be {english}"
+                            f"{' or None' if none else ''}); পেয়েছি {value!r:.80}")
+        for name in ("resume_from", "compile"):
+            if getattr(self, name) and self.zero_stage is not None:
+                raise ValueError(f"{name} এখানে শুধু PyTorch loop-এ (zero_stage=None); DeepSpeed-এর পথে এটা বাদ দাও "
+                                 f"({name} is implemented for zero_stage=None only)")
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+# ---------------------------------------------------------------- একটি run-এর ফল
 
+@dataclass(kw_only=True)
+class CapstoneResult:
+    """একটি run-এর ফল (পাঠ ০৮); to_dict() → `--out`-এর JSON (mishran.capstone.check সেটাই পড়ে)।
+
+    যন্ত্র আর ডেটা: config, precision (যা একবার ঠিক হলো), device, num_params, vocab_size, train/heldout_chars,
+    train/heldout_pieces; engine ('pytorch' | 'deepspeed'), world_size, global_batch, start_step (resume-এ > 0);
+    DeepSpeed-এর পথে zero_stage, backend, ds_config। প্রতি step: losses, step_times (সেকেন্ড), loss_scales,
+    skipped_steps (FP16-এ বাদ-পড়া)। মূল্যায়ন: curve ({step, bpc, train_bpc}-এর তালিকা), heldout_bpc আর best_step
+    (সেরা মূল্যায়ন — ফেরত মডেল আর নমুনা তারই), final_bpc (শেষেরটা), stopped_early, bigram_bpc, bigram_alpha,
+    margin_vs_bigram। গতি: tokens_per_s, flops_per_token, peak_tflops_per_gpu, mfu (CPU-তে None),
+    peak_memory_bytes (শুধু GPU-তে)। sample: prompt, text, words, known, share; versions।
+    """
+
+    config: CapstoneConfig
+    precision: str
+    device: str
+    num_params: int
+    vocab_size: int
+    train_chars: int
+    heldout_chars: int
+    train_pieces: int
+    heldout_pieces: int
+    world_size: int
+    engine: str
+    zero_stage: int | None = None
+    backend: str | None = None
+    global_batch: int
+    start_step: int
+    losses: list
+    step_times: list
+    loss_scales: list
+    skipped_steps: list
+    curve: list
+    ds_config: dict | None = None
+    heldout_bpc: float | None
+    best_step: int | None
+    stopped_early: bool
+    peak_memory_bytes: int | None = None
+    final_bpc: float | None
+    bigram_bpc: float
+    bigram_alpha: float
+    margin_vs_bigram: float | None
+    tokens_per_s: float | None
+    flops_per_token: int
+    peak_tflops_per_gpu: float | None
+    mfu: float | None
+    sample: dict
+    versions: dict
+
+    def to_dict(self) -> dict:
+        """JSON-যোগ্য dict; যে ঘর শুধু DeepSpeed-এ বা GPU-তে থাকে, তা না থাকলে বাদ (আগের ফাইলগুলোর মতোই)।"""
+        sometimes = ("zero_stage", "backend", "ds_config", "peak_memory_bytes")
+        return {k: v for k, v in asdict(self).items() if v is not None or k not in sometimes}
+
+
+# ---------------------------------------------------------------- একটি run
 
 def _device_label(device: torch.device) -> str:
     from mishran.hardware import device_name
@@ -186,8 +218,6 @@ def lr_schedule(config: CapstoneConfig):
 
     বড় মডেলে শুরুর এলোমেলো ওজনে Adam-এর প্রথম কয়েকটি step বড় হয়; warm-up সেগুলো ছোট রাখে (পাঠ ০৮)।
     """
-    if not isinstance(config, CapstoneConfig):
-        raise TypeError(f"config হবে একটি CapstoneConfig (config must be a CapstoneConfig); পেয়েছি {config!r}")
     lr, warm, steps, decay = config.lr, config.lr_warmup, config.steps, config.lr_decay
 
     def lr_at(step: int) -> float:
@@ -204,60 +234,61 @@ def lr_schedule(config: CapstoneConfig):
 def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model: bool = False):
     """একটি পুরো run: প্রশিক্ষণ, held-out bpc-এর রেখা, bigram-এর তুলনা, গতি, মেমরি, MFU, নমুনা (পাঠ ০৮)।
 
-    ফল একটি JSON-যোগ্য dict (launcher-এ শুধু rank 0-তে; বাকিরা None); return_model=True হলে (dict, মডেল)।
+    ফল একটি CapstoneResult (launcher-এ শুধু rank 0-তে; বাকিরা None); return_model=True হলে (ফল, সেরা মডেল)।
     """
-    if not isinstance(config, CapstoneConfig):
-        raise TypeError(f"config হবে একটি CapstoneConfig (config must be a CapstoneConfig); পেয়েছি {config!r}")
-    if data is not None and not isinstance(data, LiteratureData):
-        raise TypeError(f"data হবে LiteratureData বা None (data must be a LiteratureData or None); পেয়েছি {data!r}")
-    return_model = as_bool(return_model, "return_model")
-    data = data or LiteratureData(corpus=config.corpus)
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    use_ds = config.zero_stage is not None or world > 1
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if not isinstance(config, CapstoneConfig) or not isinstance(data, (LiteratureData, type(None))):
+        raise TypeError("config হবে একটি CapstoneConfig আর data একটি LiteratureData বা None (config must be a "
+                        f"CapstoneConfig, data a LiteratureData or None); পেয়েছি {config!r:.60}, {data!r:.60}")
+    data = LiteratureData(corpus=config.corpus) if data is None else data
+    use_ds = config.zero_stage is not None or int(os.environ.get("WORLD_SIZE", "1")) > 1
     want = config.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    device = torch.device("cuda", local_rank) if want == "cuda" else torch.device(want)
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
-        torch.cuda.reset_peak_memory_stats(device)
+    if use_ds:                          # process group, আর প্রতিটি rank-এর নিজের GPU (LOCAL_RANK)
+        from mishran.engines.deepspeed_engine import start_process
+        device, backend = start_process(cpu=device_type(want) == "cpu")
+    else:
+        device, backend = torch.device(want), None
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats(device)
     precision = resolve_precision(config.precision, device)      # একবারই ঠিক হয়; DeepSpeed-এর config-ও এটা থেকে
-    size = SIZES[config.size]
     torch.manual_seed(config.seed)            # dropout-এর mask: একই seed-এ একই (resume-এ checkpoint থেকে ফেরে)
-    model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, dropout=config.dropout, **size), seed=config.seed)
-    out = {"config": asdict(config), "precision": precision, "device": _device_label(device),
+    model = TinyGPT(GPTConfig(vocab_size=data.vocab_size, dropout=config.dropout, **GPT_SIZES[config.size]),
+                    seed=config.seed)
+    out = {"config": config, "precision": precision, "device": _device_label(device),
            "num_params": model.num_parameters(), "vocab_size": data.vocab_size,
            "train_chars": len(data.train_data), "heldout_chars": len(data.val_data),
-           "train_pieces": len(data.train_pieces), "heldout_pieces": len(data.heldout_pieces)}
+           "train_pieces": len(data.train_pieces), "heldout_pieces": len(data.heldout_pieces), "curve": []}
     if use_ds:
-        trained = _run_deepspeed(model, data, config, precision, device, out)
+        trained, best = _run_deepspeed(model, data, config, precision, device, out, backend)
     else:
-        trained = _run_torch(model, data, config, precision, device, out)
+        trained, best = _run_torch(model, data, config, precision, device, out)
     if trained is None:
         return (None, None) if return_model else None
+    result = CapstoneResult(**out, **_summary(trained, data, config, device, best, out))
+    return (result, trained) if return_model else result
 
-    if device.type == "cuda":
-        out["peak_memory_bytes"] = torch.cuda.max_memory_allocated(device)
-    # মাপা হয় সেরা checkpoint (ফেরত যাওয়া মডেল আর নমুনা তারই; resume-এর আগের মূল্যায়নও ধরে, runner-এর
-    # BestCheckpoint থেকে); শেষ মূল্যায়নেরটা পাশে
-    out["final_bpc"] = out["curve"][-1]["bpc"] if out["curve"] else None
-    alphas = (0.01, 0.1, 0.5, 1.0)
+
+def _summary(trained, data, config, device, best, out) -> dict:
+    """প্রশিক্ষণের পরের মাপ: সেরা মূল্যায়ন (BestCheckpoint-ই তার একমাত্র উৎস), bigram, গতি আর MFU, মেমরি, নমুনা।"""
+    heldout = best.bpc if best.step is not None else None
     bigrams = {a: bigram_bpc(data.train_data, data.val_data[:_eval_len(config, data)], data.vocab_size, a)
-               for a in alphas}
-    best = min(bigrams, key=bigrams.get)
-    out["bigram_bpc"], out["bigram_alpha"] = bigrams[best], best
-    out["margin_vs_bigram"] = out["bigram_bpc"] - out["heldout_bpc"] if out["heldout_bpc"] is not None else None
-    out.update(speed_figures(out["step_times"], config.warmup, out["global_batch"] * size["block_size"],
-                             flops_per_token(trained), precision,           # peak: যে precision-এ চলল, সেটারই
-                             out["device"] if device.type == "cuda" else None, out["world_size"]))
+               for a in (0.01, 0.1, 0.5, 1.0)}
+    alpha = min(bigrams, key=bigrams.get)
+    on_gpu = device.type == "cuda"
+    speed = speed_figures(out["step_times"], config.warmup, out["global_batch"] * trained.config.block_size,
+                          flops_per_token(trained), out["precision"],          # peak: যে precision-এ চলল, সেটারই
+                          out["device"] if on_gpu else None, out["world_size"])
     text = sample(trained, data.tokenizer, config.prompt, config.sample_tokens, config.temperature, config.top_k,
                   seed=config.seed, device=device)
-    out["sample"] = {"prompt": config.prompt, "text": text, "temperature": config.temperature,
-                     "top_k": config.top_k, **vocabulary_share(text, data.train_text)}
-    out["versions"] = {"torch": torch.__version__, "python": platform.python_version()}
-    if use_ds:
-        import importlib.metadata
-        out["versions"]["deepspeed"] = importlib.metadata.version("deepspeed")
-    return (out, trained) if return_model else out
+    versions = {"torch": torch.__version__, "python": platform.python_version()}
+    if out["engine"] == "deepspeed":
+        versions["deepspeed"] = importlib.metadata.version("deepspeed")
+    return dict(speed, heldout_bpc=heldout, best_step=best.step,
+                stopped_early=best.stop and out["start_step"] + len(out["losses"]) < config.steps,
+                peak_memory_bytes=torch.cuda.max_memory_allocated(device) if on_gpu else None,
+                final_bpc=out["curve"][-1]["bpc"] if out["curve"] else None, bigram_bpc=bigrams[alpha],
+                bigram_alpha=alpha, margin_vs_bigram=None if heldout is None else bigrams[alpha] - heldout,
+                sample={"prompt": config.prompt, "text": text, "temperature": config.temperature,
+                        "top_k": config.top_k, **vocabulary_share(text, data.train_text)}, versions=versions)
 
 
 def _eval_len(config, data) -> int:
@@ -280,7 +311,7 @@ def _run_torch(model, data, config, precision, device, out):
     lr_at = lr_schedule(config)
     runner = torch.compile(model) if config.compile else model          # ওজন একই; checkpoint লেখে model নিজে
     out.update(world_size=1, engine="pytorch", global_batch=stream.global_batch, start_step=step,
-               losses=[], step_times=[], loss_scales=[], skipped_steps=[], curve=[])
+               losses=[], step_times=[], loss_scales=[], skipped_steps=[])
     while step < config.steps and not best.stop:
         n = min(config.eval_every - step % config.eval_every, config.steps - step)
         if config.save_at is not None and step < config.save_at < step + n:
@@ -293,84 +324,67 @@ def _run_torch(model, data, config, precision, device, out):
                           ("skipped_steps", log.skipped)):
             out[key] += part
         if step % config.eval_every == 0 or step == config.steps:
-            _evaluate(model, data, config, precision, device, step, out["curve"], best)
+            _record(model, step, *_measure(model, data, config, precision, device), out["curve"], best)
         if config.checkpoint_path and step == config.save_at:
             save_checkpoint(config.checkpoint_path, model, optimizer, scaler, step=step, generator=stream.generator,
                             extra={"config": asdict(config), "best": best.state_dict()})
-    out.update(_best_report(best), stopped_early=best.stop and step < config.steps)
     best.restore(model)
-    return model
-
-
-def _best_report(best: BestCheckpoint) -> dict:
-    """রিপোর্টের heldout_bpc আর best_step: BestCheckpoint-ই তাদের একমাত্র উৎস (কোনো মূল্যায়ন না হলে None)।"""
-    return {"heldout_bpc": best.bpc if best.step is not None else None, "best_step": best.step}
-
-
-def _evaluate(model, data, config, precision, device, step, curve, best) -> None:
-    """held-out bpc আর train-এর সমান মাপের একটি টুকরোর bpc (একই নিয়মে, dropout বন্ধ): overfitting দেখা যায় দুইয়ের
-    ফাঁকে। সেরা held-out হলে best-এ ওজনের কপি।"""
-    _record(model, step, *_measure(model, data, config, precision, device), curve, best)
+    return model, best
 
 
 def _measure(model, data, config, precision, device) -> tuple[float, float]:
-    """(held-out bpc, train-এর সমান মাপের টুকরোর bpc)।"""
+    """(held-out bpc, train-এর সমান মাপের একটি টুকরোর bpc), একই নিয়মে, dropout বন্ধ: overfitting দেখা যায় দুইয়ের
+    ফাঁকে।"""
     block = model.config.block_size
     held = heldout_bpc(model, data.val_data, block, device, precision, max_chars=config.eval_chars)
     return held, heldout_bpc(model, data.train_data[:_eval_len(config, data)], block, device, precision)
 
 
 def _record(model, step, held, train_bpc, curve, best) -> None:
+    """রেখায় একটি বিন্দু; সেরা held-out হলে best-এ ওজনের কপি।"""
     curve.append({"step": step, "bpc": held, "train_bpc": train_bpc})
     best.update(model, step, held)
 
 
-def _run_deepspeed(model, data, config, precision, device, out):
-    """DeepSpeed engine (পাঠ ০৫-এর mishran.engines.deepspeed_engine): launcher থাকলে কয়েকটি GPU, না থাকলে এক process।"""
+def _run_deepspeed(model, data, config, precision, device, out, backend):
+    """DeepSpeed engine (পাঠ ০৫-এর mishran.engines.deepspeed_engine) আর run_steps-এর loop: launcher থাকলে কয়েকটি
+    GPU, না থাকলে এক process।"""
     from mishran.engines import deepspeed_engine
     from mishran.engines.deepspeed_config import config_for_device
 
-    info = deepspeed_engine.setup_single_process(backend="nccl" if device.type == "cuda" else "gloo")
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     # zero_stage None (কয়েকটি GPU, stage না বলা): config_for_device-এর নিয়ম — ১৬-বিটে accumulation > 1 হলে
     # stage 1, যাতে gradient FP32-এ জমে (পাঠ ০৫)
     ds_config = config_for_device(micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
-                                  world_size=world, zero_stage=config.zero_stage,
-                                  precision=precision, lr=config.lr, device=device.type,
-                                  gradient_clipping=config.clip_norm)
+                                  world_size=world, zero_stage=config.zero_stage, precision=precision, lr=config.lr,
+                                  device=device.type, gradient_clipping=config.clip_norm)
     engine = deepspeed_engine.initialize(model, ds_config, lr=config.lr)
     scale_log = deepspeed_engine.LossScaleLog(engine)
     stream = BatchStream(data, config.micro_batch, config.accumulation_steps, model.config.block_size,
                          world_size=world, rank=rank, seed=config.seed)
-    out.update(world_size=world, engine="deepspeed", zero_stage=ds_config["zero_optimization"]["stage"],
-               backend=info["backend"],
-               global_batch=stream.global_batch, start_step=0, losses=[], step_times=[], curve=[])
-    module, best = engine.module, BestCheckpoint(config.patience)
-    lr_at = lr_schedule(config) if config.lr_warmup or config.lr_decay else None
-    for step in range(config.steps):
-        for group in engine.optimizer.param_groups if lr_at else ():     # DeepSpeed's wrapper shows the inner groups
-            group["lr"] = lr_at(step)
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-        t0 = time.perf_counter()
-        step_loss = deepspeed_engine.engine_step(engine, [stream() for _ in range(config.accumulation_steps)])
+    best, lr_at = BestCheckpoint(config.patience), lr_schedule(config)
+
+    def set_lr(i: int) -> None:
+        for group in engine.optimizer.param_groups:           # DeepSpeed-এর wrapper ভেতরের group-গুলো দেখায়
+            group["lr"] = lr_at(i)
+
+    def after_step(i: int) -> bool:
         scale_log.record()
-        torch.distributed.all_reduce(step_loss)
-        out["losses"].append(step_loss.item() / (config.accumulation_steps * world))   # .item() = sync
-        out["step_times"].append(time.perf_counter() - t0)
-        done = step + 1
-        if done % config.eval_every == 0 or done == config.steps:
-            _evaluate_together(engine, data, config, device, done, out["curve"], best)
-            if best.stop:                    # সব rank-এর best একই সংখ্যা দেখেছে, তাই সবাই একসঙ্গে থামে
-                break
-    out["loss_scales"] = [s for s in scale_log.scales if s is not None]
-    out["skipped_steps"] = scale_log.skipped_steps
-    out["ds_config"] = ds_config
-    out.update(_best_report(best), stopped_early=best.stop)
+        if (i + 1) % config.eval_every == 0 or i + 1 == config.steps:
+            _evaluate_together(engine, data, config, device, i + 1, out["curve"], best)
+        return best.stop                    # সব rank-এর best একই সংখ্যা দেখেছে, তাই সবাই একসঙ্গে থামে
+
+    out.update(world_size=world, engine="deepspeed", zero_stage=ds_config["zero_optimization"]["stage"],
+               backend=backend, global_batch=stream.global_batch, start_step=0, ds_config=ds_config)
+    out["losses"], out["step_times"] = run_steps(
+        lambda batches: deepspeed_engine.engine_step(engine, batches),
+        lambda: [stream() for _ in range(config.accumulation_steps)], config.steps, device,
+        before_step=set_lr if config.lr_warmup or config.lr_decay else None, after_step=after_step)
+    out.update(loss_scales=[s for s in scale_log.scales if s is not None], skipped_steps=scale_log.skipped_steps)
     scale_log.close()
-    trained = _plain_copy(module, best.weights) if rank == 0 else None
+    trained = _plain_copy(engine.module, best.weights) if rank == 0 else None
     deepspeed_engine.release(engine)
-    return trained
+    return trained, best
 
 
 def _evaluate_together(engine, data, config, device, step, curve, best) -> None:
@@ -401,43 +415,54 @@ def _plain_copy(module, weights) -> TinyGPT:
 
 # ---------------------------------------------------------------- launcher / কমান্ড লাইন
 
-def parse_args(argv=None):
-    """`python -m mishran.capstone`-এর argument; প্রতিটি CapstoneConfig-এর একটি সুইচ (পাঠ ০৮)।"""
-    p = argparse.ArgumentParser(description="মিশ্রণ পাঠ ০৮: বাংলা সাহিত্যে অক্ষর-ভিত্তিক ভাষা-মডেল")
+def parse_args(argv=None) -> argparse.Namespace:
+    """`python -m mishran.capstone`-এর argument; প্রতিটি CapstoneConfig-এর একটি সুইচ, আর args.config সেই
+    CapstoneConfig (পাঠ ০৮)। ভুল মান: argparse-এর এক লাইনের বার্তা আর exit status 2, traceback নয়।"""
+    p = argparse.ArgumentParser(prog="python -m mishran.capstone",
+                                description="মিশ্রণ পাঠ ০৮: বাংলা সাহিত্যে অক্ষর-ভিত্তিক ভাষা-মডেল")
     d = CapstoneConfig()
-    p.add_argument("--size", default=None, choices=sorted(SIZES), help="ডিফল্ট: GPU-তে gpu, CPU-তে tiny")
-    p.add_argument("--corpus", default=d.corpus, choices=["small", "full"],
+    whole, count, positive = cli.positive_int, cli.non_negative_int, cli.positive_float
+    p.add_argument("--size", default=None, choices=list(GPT_SIZES), help="ডিফল্ট: GPU-তে gpu, CPU-তে tiny")
+    p.add_argument("--corpus", default=d.corpus, choices=list(CORPORA),
                    help="small: পাঠ ০৮-এর সংকলন; full: চার গুণ বড়টি")
     p.add_argument("--precision", default=d.precision, choices=["auto", *PRECISION_NAMES])
-    p.add_argument("--micro-batch", type=int, default=d.micro_batch)
-    p.add_argument("--accumulation-steps", type=int, default=d.accumulation_steps)
+    p.add_argument("--micro-batch", type=whole, default=d.micro_batch)
+    p.add_argument("--accumulation-steps", type=whole, default=d.accumulation_steps)
     p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3])
-    p.add_argument("--steps", type=int, default=d.steps)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--dropout", type=float, default=d.dropout)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--eval-every", type=int, default=d.eval_every)
-    p.add_argument("--eval-chars", type=int, default=None)
-    p.add_argument("--warmup", type=int, default=d.warmup)
-    p.add_argument("--patience", type=int, default=None,
+    p.add_argument("--steps", type=whole, default=d.steps)
+    p.add_argument("--lr", type=positive, default=d.lr)
+    p.add_argument("--dropout", type=cli.non_negative_float, default=d.dropout, help="0 থেকে 1-এর কম")
+    p.add_argument("--seed", type=count, default=d.seed)
+    p.add_argument("--eval-every", type=whole, default=d.eval_every)
+    p.add_argument("--eval-chars", type=whole, default=None)
+    p.add_argument("--warmup", type=count, default=d.warmup)
+    p.add_argument("--patience", type=whole, default=None,
                    help="এতগুলো মূল্যায়নে held-out bpc না কমলে থামো (early stopping)")
     p.add_argument("--compile", action="store_true", help="torch.compile (PyTorch loop-এ)")
-    p.add_argument("--lr-warmup", type=int, default=0, help="learning rate-এর warm-up step")
+    p.add_argument("--lr-warmup", type=count, default=0, help="learning rate-এর warm-up step")
     p.add_argument("--lr-decay", action="store_true", help="warm-up-এর পরে cosine-এ lr/10 পর্যন্ত")
     p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে")
     p.add_argument("--deterministic", action="store_true",
                    help="torch.use_deterministic_algorithms: GPU-তে resume-এর হুবহু তুলনার জন্য")
-    p.add_argument("--checkpoint", default=None, help="--save-at step-এ এই ফাইলে checkpoint")
-    p.add_argument("--save-at", type=int, default=None)
-    p.add_argument("--resume", default=None, help="এই checkpoint থেকে চালু (নতুন process-এ)")
+    p.add_argument("--checkpoint", dest="checkpoint_path", help="--save-at step-এ এই ফাইলে checkpoint")
+    p.add_argument("--save-at", type=count, default=None)
+    p.add_argument("--resume", dest="resume_from", help="এই checkpoint থেকে চালু (নতুন process-এ)")
     p.add_argument("--prompt", default=d.prompt)
-    p.add_argument("--sample-tokens", type=int, default=d.sample_tokens, help="নমুনায় কয়টি অক্ষর")
+    p.add_argument("--sample-tokens", type=count, default=d.sample_tokens, help="নমুনায় কয়টি অক্ষর")
     p.add_argument("--out", default=None, help="ফলাফলের JSON (rank 0 লেখে)")
     p.add_argument("--local_rank", type=int, default=None, help="DeepSpeed launcher দেয়; env-এর LOCAL_RANK ব্যবহার হয়")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    on_gpu = torch.cuda.is_available() and not args.cpu
+    switches = {k: v for k, v in vars(args).items() if k in {f.name for f in fields(CapstoneConfig)}}
+    try:                  # যে ভুল একটি flag একা দেখে ধরা যায় না (dropout ≥ 1, resume + zero-stage): একই এক লাইন
+        args.config = CapstoneConfig(**dict(switches, size=args.size or ("gpu" if on_gpu else "tiny"),
+                                            device="cuda" if on_gpu else "cpu"))
+    except (ValueError, TypeError) as err:
+        p.error(str(err))
+    return args
 
 
-def main(argv=None) -> dict | None:
+def main(argv=None) -> CapstoneResult | None:
     """কমান্ড লাইন থেকে একটি run: ফল ছাপে, --out দিলে JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৮)।"""
     args = parse_args(argv)
     if args.cpu:
@@ -445,26 +470,13 @@ def main(argv=None) -> dict | None:
     if args.deterministic:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
-    on_gpu = torch.cuda.is_available() and not args.cpu
-    config = CapstoneConfig(size=args.size or ("gpu" if on_gpu else "tiny"), corpus=args.corpus,
-                            precision=args.precision,
-                            micro_batch=args.micro_batch, accumulation_steps=args.accumulation_steps,
-                            zero_stage=args.zero_stage, steps=args.steps, lr=args.lr, dropout=args.dropout,
-                            seed=args.seed, eval_every=args.eval_every, eval_chars=args.eval_chars,
-                            warmup=args.warmup, device="cuda" if on_gpu else "cpu",
-                            checkpoint_path=args.checkpoint, save_at=args.save_at, resume_from=args.resume,
-                            prompt=args.prompt, sample_tokens=args.sample_tokens, patience=args.patience,
-                            compile=args.compile,
-                            lr_warmup=args.lr_warmup, lr_decay=args.lr_decay)
-    result = run(config)
+    result = run(args.config)
     if result is not None:
         r = result
-        print(f"{r['engine']}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: held-out bpc "
-              f"{r['heldout_bpc']:.4f} at step {r['best_step']} (bigram {r['bigram_bpc']:.4f}), "
-              + (f"{r['tokens_per_s']:,.0f} token/s" if r["tokens_per_s"] else ""))
-        if args.out:
-            Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
-            print(f"ফলাফল লেখা হলো: {args.out}")
+        print(f"{r.engine}, {r.world_size} process, {r.precision}, Ψ = {r.num_params:,}: held-out bpc "
+              f"{r.heldout_bpc:.4f} at step {r.best_step} (bigram {r.bigram_bpc:.4f})"
+              + (f", {r.tokens_per_s:,.0f} token/s" if r.tokens_per_s else ""))
+        cli.write_record(result, args.out)
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()

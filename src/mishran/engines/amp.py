@@ -17,7 +17,6 @@ import contextlib
 import itertools
 import os
 import random
-import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -25,8 +24,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from mishran.checks import as_bool, as_device, device_type, finite_float, positive_int
+from mishran.checks import finite_float
 from mishran.precision import autocast, check, grad_scaler
+from mishran.timer import mark, seconds_between
 
 __all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
            "rng_state", "set_rng_state", "each_pair", "tensor_pairs"]
@@ -62,9 +62,6 @@ class TrainConfig:
             self.clip_norm = finite_float(self.clip_norm, "clip_norm (or None: no clipping)", positive=True)
         if _not_int(self.log_every) or self.log_every < 0:
             raise ValueError(f"log_every হবে ০ (log বন্ধ) বা ধনাত্মক পূর্ণসংখ্যা (log_every < 0); পেয়েছি {self.log_every!r}")
-        self.progress = as_bool(self.progress, "progress")
-        if self.device is not None:
-            device_type(self.device)
 
 
 def _not_int(value) -> bool:
@@ -112,22 +109,6 @@ class TrainLog:
         if self.scales:
             text += f", বাদ-পড়া ধাপ (skipped steps): {self.skipped or 'নেই'}, শেষ scale {self.scales[-1]:g}"
         return text
-
-
-def _mark(device_type: str):
-    """একটি সময়-চিহ্ন। CUDA-তে event (রেকর্ড করলে sync হয় না; GPU যখন ওখানে পৌঁছায় তখনকার সময়), CPU-তে ঘড়ি।"""
-    if device_type == "cuda":
-        event = torch.cuda.Event(enable_timing=True)
-        event.record()
-        return event
-    return time.perf_counter()
-
-
-def _seconds(start, end) -> float:
-    if isinstance(start, float):
-        return end - start
-    end.synchronize()                       # এখানে sync — শুধু log-এর সময় বা loop শেষে
-    return start.elapsed_time(end) / 1000
 
 
 def _check_device(model, config: TrainConfig) -> torch.device:
@@ -178,15 +159,10 @@ class StepBookkeeper:
     """
 
     def __init__(self, model, scaler, device: torch.device, precision: str, start_step: int):
-        _check_parts(model, scaler=scaler, step=start_step)
-        if scaler is None:
-            raise TypeError("scaler দাও: grad_scaler(device, precision), fp16 ছাড়া সেটি বন্ধ থাকে (a GradScaler is "
-                            "required)")
-        device, precision = as_device(device), check(precision)
         self.model, self.scaler, self.device = model, scaler, device
         self.log = TrainLog(precision, start_step, scaler=scaler)
         self._one = torch.ones((), device=device)
-        self.losses, self.norms, self.marks = [], [], [_mark(device.type)]
+        self.losses, self.norms, self.marks = [], [], [mark(device)]   # mishran.timer: GPU-তে event, sync নয়
         self.scales = [self._scale_now()] if scaler.is_enabled() else []   # [শুরুর scale, প্রতি step-এর পরে ...]
         self._logged = 0
 
@@ -195,34 +171,23 @@ class StepBookkeeper:
 
     def sync(self, micro: int, accum: int):
         """micro-step-এর context: DDP-তে শেষটি ছাড়া no_sync() (gradient জমে, allreduce হয় না)।"""
-        if _not_int(micro) or _not_int(accum) or not 0 <= micro < accum:
-            raise ValueError(f"micro হবে 0 থেকে accum − 1, দুটোই পূর্ণসংখ্যা (micro must be in [0, accum)); পেয়েছি "
-                             f"micro={micro!r}, accum={accum!r}")
         if micro == accum - 1 or not hasattr(self.model, "no_sync"):
             return contextlib.nullcontext()
         return self.model.no_sync()
 
     def end_step(self, step_loss: torch.Tensor, grad_norm: torch.Tensor | None) -> None:
         """optimizer step আর scaler.update()-এর পরে: loss, norm, সময় আর নতুন scale টুকে রাখে (host-এ আনে না)।"""
-        if not isinstance(step_loss, torch.Tensor) or step_loss.numel() != 1 or not (
-                grad_norm is None or isinstance(grad_norm, torch.Tensor) and grad_norm.numel() == 1):
-            raise TypeError("step_loss হবে এক সংখ্যার tensor, grad_norm-ও (বা None) — amp_step যা ফেরত দেয় (step_loss "
-                            f"and grad_norm must be one-element tensors); পেয়েছি {step_loss!r}, {grad_norm!r}")
         self.losses.append(step_loss)
         if grad_norm is not None:
             self.norms.append(grad_norm.detach())
         if self.scales:
             self.scales.append(self._scale_now())
-        self.marks.append(_mark(self.device.type))
+        self.marks.append(mark(self.device))
 
     def log_line(self, step: int) -> str:
         """শেষ log থেকে এ পর্যন্ত গড় সময়সহ এক লাইন; এখানেই (আর loop শেষে) সংখ্যা host-এ আসে।"""
-        if _not_int(step):
-            raise TypeError(f"step হবে পূর্ণসংখ্যা (step must be an integer); পেয়েছি {step!r}")
         done = len(self.losses)
-        if done == self._logged:
-            raise ValueError("শেষ log-এর পরে কোনো step শেষ হয়নি (no step since the last log line): আগে end_step()")
-        ms = 1000 * _seconds(self.marks[self._logged], self.marks[done]) / (done - self._logged)
+        ms = 1000 * seconds_between(self.marks[self._logged], self.marks[done]) / (done - self._logged)
         self._logged = done
         line = f"step {step}: loss {self.losses[-1].item():.4f}, {ms:.1f} ms/step"
         if self.scales:
@@ -233,7 +198,7 @@ class StepBookkeeper:
         """loop শেষে একবারই সব host-এ আনে, আর বাদ-পড়া ধাপগুলো চেনে (scale কমেছে ⇔ ধাপ বাদ)।"""
         log = self.log
         log.losses = torch.stack(self.losses).tolist() if self.losses else []
-        log.step_times = [_seconds(a, b) for a, b in itertools.pairwise(self.marks)]
+        log.step_times = [seconds_between(a, b) for a, b in itertools.pairwise(self.marks)]
         log.grad_norms = torch.stack(self.norms).tolist() if self.norms else []
         if len(self.scales) > 1:
             scales = torch.stack(self.scales).tolist()       # scales[i]: step i-এর loss যে scale-এ গুণ হয়েছিল
@@ -254,9 +219,6 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     ফেরত (loss, grad_norm): micro-batch-গুলোর গড় loss আর clipping-এর আগের norm (clip_norm না দিলে None) —
     দুটোই device-এ; host-এ আনা হয় না, তাই GPU থামে না।
     """
-    _check_step_args(model, optimizer, scaler, ctx, micro_batches, accumulation_steps, loss_fn, sync)
-    if accumulation_steps is not None:
-        accumulation_steps = positive_int(accumulation_steps, "accumulation_steps")
     if clip_norm is not None:
         clip_norm = finite_float(clip_norm, "clip_norm (or None)", positive=True)
     k = accumulation_steps if accumulation_steps is not None else len(micro_batches)
@@ -281,35 +243,6 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     return sum(losses), grad_norm
 
 
-def _check_step_args(model, optimizer, scaler, ctx, micro_batches, accumulation_steps, loss_fn, sync) -> None:
-    """amp_step-এ যা দেওয়া হলো তা ঠিক জিনিস কি না (ভুল জিনিসে পরিষ্কার বার্তা, Python-এর নিজের নয়)।"""
-    _check_parts(model, optimizer, scaler)
-    wrong = [f"{name}={value!r} ({name} must be {what})" for name, value, what, ok in (
-        ("optimizer", optimizer, "a torch optimizer", optimizer is not None),
-        ("scaler", scaler, "a GradScaler", scaler is not None),
-        ("ctx", ctx, "a context manager, e.g. precision.autocast(...)", hasattr(ctx, "__enter__")),
-        ("micro_batches", micro_batches, "a list or generator of (x, y)",
-         hasattr(micro_batches, "__iter__") and not isinstance(micro_batches, (str, bytes, dict, torch.Tensor))),
-        ("loss_fn", loss_fn, "a function or None", loss_fn is None or callable(loss_fn)),
-        ("sync", sync, "a function or None", sync is None or callable(sync)),
-        ("accumulation_steps", accumulation_steps, "given for a generator of micro-batches",
-         accumulation_steps is not None or hasattr(micro_batches, "__len__"))) if not ok]
-    if wrong:
-        raise TypeError("ভুল ধরনের জিনিস দেওয়া হয়েছে: " + "; ".join(wrong))
-
-
-def _check_parts(model, optimizer=None, scaler=None, generator=None, step=0) -> None:
-    """train/checkpoint-এ যা দেওয়া হলো তা ঠিক জিনিস কি না, একবারই শুরুতে (loop-এর ভেতরে নয়)।"""
-    wrong = [f"{name}={value!r} ({name} must be {what})" for name, value, what, ok in (
-        ("model", model, "a torch.nn.Module", isinstance(model, torch.nn.Module)),
-        ("optimizer", optimizer, "a torch optimizer", optimizer is None or callable(getattr(optimizer, "step", None))),
-        ("scaler", scaler, "a GradScaler or None", scaler is None or callable(getattr(scaler, "is_enabled", None))),
-        ("generator", generator, "a torch.Generator or None", isinstance(generator, (type(None), torch.Generator))),
-        ("step", step, "an integer >= 0", not _not_int(step) and step >= 0)) if not ok]
-    if wrong:
-        raise TypeError("ভুল ধরনের জিনিস দেওয়া হয়েছে: " + "; ".join(wrong))
-
-
 def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
           loss_fn=None, lr_at=None) -> TrainLog:
     """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
@@ -323,12 +256,6 @@ def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_s
     lr_at(step) দিলে প্রতিটি step-এর আগে learning rate তা-ই হয় (warm-up, cosine; পাঠ ০৮): step-এর function, তাই
     resume-এ আলাদা অবস্থা রাখতে হয় না।
     """
-    _check_parts(model, optimizer, scaler, step=start_step)
-    if optimizer is None or not callable(get_batch) or not isinstance(config, TrainConfig) or not (
-            loss_fn is None or callable(loss_fn)) or not (lr_at is None or callable(lr_at)):
-        raise TypeError("optimizer, get_batch (একটি function), config (TrainConfig), loss_fn আর lr_at (function বা "
-                        "None) দাও (train needs an optimizer, a get_batch function, a TrainConfig, and loss_fn and "
-                        "lr_at as functions or None)")
     device = _check_device(model, config)
     scaler = scaler if scaler is not None else grad_scaler(device, config.precision)
     _check_amp(model, config, scaler, device)
@@ -358,15 +285,8 @@ def _to_device(batch, device: torch.device) -> tuple:
 
 # ---------------------------------------------------------------- checkpoint (পাঠ ০৩)
 
-def _check_generator(generator) -> None:
-    if not isinstance(generator, (type(None), torch.Generator)):
-        raise TypeError(f"generator হবে torch.Generator বা None (generator must be a torch.Generator or None); পেয়েছি "
-                        f"{generator!r}")
-
-
 def rng_state(generator: torch.Generator | None = None) -> dict:
     """training-এ প্রভাব ফেলে এমন সব random অবস্থা: torch CPU, CUDA (থাকলে), batch-এর generator, numpy, random।"""
-    _check_generator(generator)
     np_state = np.random.get_state()
     return {
         "torch": torch.get_rng_state(),
@@ -380,10 +300,6 @@ def rng_state(generator: torch.Generator | None = None) -> dict:
 
 def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None:
     """rng_state()-এর উল্টো। checkpoint-এ generator থাকলে তাকেও দিতে হয়।"""
-    _check_generator(generator)
-    if not isinstance(state, dict) or not {"torch", "cuda", "generator", "numpy", "python"} <= set(state):
-        raise TypeError(f"state হবে rng_state()-এর dict (state must be the dict rng_state() returns); পেয়েছি "
-                        f"{type(state).__name__}")
     torch.set_rng_state(state["torch"])
     if state["cuda"] is not None:
         if torch.cuda.is_available():
@@ -402,22 +318,14 @@ def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None
     random.setstate((version, tuple(internal), gauss))
 
 
-def _path(path):
-    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-        raise TypeError(f"path হবে একটি ফাইলের নাম (path must be a file name or Path); পেয়েছি {path!r}")
-    return path
-
-
 def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generator=None, extra=None) -> None:
     """মডেল, optimizer, GradScaler, step আর সব random অবস্থা এক ফাইলে (পাঠ ০৩)।
 
     fp16-এ scaler রাখা জরুরি: না রাখলে resume-এ scale আবার 65536 থেকে শুরু হয়, আর প্রথম কয়েক step বাদ পড়ে।
     আগে পাশের একটি ফাইলে লিখে তারপর নাম বদলানো হয়, যাতে মাঝপথে থামলেও পুরোনো checkpoint নষ্ট না হয়।
     """
-    _check_parts(model, optimizer, scaler, generator, step)
     if optimizer is None:
         raise TypeError("optimizer দাও (save_checkpoint needs the optimizer), নইলে resume-এ Adam-এর অবস্থা হারাবে")
-    path = _path(path)
     state = {
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict(),
@@ -439,10 +347,6 @@ def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, re
     train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে। return_extra=True হলে
     (step, save_checkpoint-এর extra): ফাইলটা একবারই পড়া হয় (পাঠ ০৮-এর সেরা checkpoint সেখানে থাকে)।
     """
-    _check_parts(model, optimizer, scaler, generator)
-    restore_rng, return_extra = as_bool(restore_rng, "restore_rng"), as_bool(return_extra, "return_extra")
-    if not os.path.isfile(path := _path(path)):
-        raise FileNotFoundError(f"checkpoint ফাইল নেই (checkpoint file not found): {os.fspath(path)!r}")
     state = torch.load(path, map_location="cpu", weights_only=True)
     model.load_state_dict(state["model"])
     if optimizer is not None:

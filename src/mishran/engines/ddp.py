@@ -7,7 +7,7 @@
 (খ) প্রতিটি micro-step-এ sync; (গ) ভুল: কোনোটিতেই sync নয়।
 একটি comm hook প্রতিটি allreduce গোনে, তারপর DDP-র নিজের allreduce-ই করে। শেষে প্রতিটির ওজন মেলায় এক
 process-এর সঙ্গে, যে প্রতি step-এ পুরো global batch একবারে দেখে; আর দেখে সব rank-এর ওজন এক কি না।
-ফল এক লাইনের JSON হিসেবে stdout-এ ছাপা হয়; নোটবুক সেটা পড়ে `assert` করে।
+ফল JSON হিসেবে stdout-এ ছাপা হয় (mishran.cli.write_record); নোটবুক সেটা পড়ে `assert` করে।
 
 token-ভারে গড় (token weighting, TOKEN_MODES): micro-batch-গুলোয় token (এখানে বৈধ নমুনা) সংখ্যা আলাদা হলে
 ঠিক loss = সব rank আর সব micro-step মিলিয়ে token-প্রতি loss-এর যোগফল ÷ মোট token। DDP কিন্তু gradient-এর
@@ -23,8 +23,6 @@ process চালানো আর ঠিকভাবে বন্ধ করা (
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from contextlib import nullcontext
 
@@ -34,7 +32,7 @@ import torch.nn.functional as F
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from mishran.checks import positive_int
+from mishran import cli
 from mishran.data import synthetic_regression
 from mishran.engines.gloo_workers import run_workers
 from mishran.models.mlp import MLP
@@ -45,25 +43,10 @@ __all__ = ["SYNC_MODES", "TOKEN_MODES", "global_batches", "run", "single_gradien
 D_IN, D_HIDDEN = 8, 32
 LR = 0.05
 SEED = 0
-MAX_SAMPLES = 100_000                    # steps × accum × micro × world: ডেমো CPU-তে কয়েক সেকেন্ডে শেষ হওয়ার মাপ
-MAX_WORLD = 8
-
-
-def _sizes(steps, accum, micro, world) -> tuple:
-    """চারটি মাপ যাচাই: প্রতিটি ধনাত্মক পূর্ণসংখ্যা, world ≤ MAX_WORLD, মোট নমুনা ≤ MAX_SAMPLES।"""
-    sizes = tuple(positive_int(v, name) for v, name in ((steps, "steps"), (accum, "accum"), (micro, "micro"),
-                                                        (world, "world")))
-    if sizes[3] > MAX_WORLD:
-        raise ValueError(f"world হবে 1 থেকে {MAX_WORLD} (world size: processes on this machine); পেয়েছি {world}")
-    if math.prod(sizes) > MAX_SAMPLES:
-        raise ValueError(f"steps × accum × micro × world = {math.prod(sizes):,} নমুনা, এই ডেমোর জন্য খুব বেশি "
-                         f"(too many samples; at most {MAX_SAMPLES:,})")
-    return sizes
 
 
 def global_batches(steps: int, accum: int, micro: int, world: int):
     """প্রতি step-এর global batch: (x, y), আকার (micro × accum × world, …)। সব process একই ডেটা বানায়।"""
-    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     x, y = synthetic_regression(n=steps * accum * micro * world, d=D_IN, seed=SEED)
     size = accum * micro * world
     return [(x[s * size:(s + 1) * size], y[s * size:(s + 1) * size]) for s in range(steps)]
@@ -112,7 +95,6 @@ def token_masks(steps: int, accum: int, micro: int, world: int):
     ভাষার মডেলে বাক্যের দৈর্ঘ্য আলাদা, তাই micro-batch-এ বৈধ tokenের সংখ্যাও আলাদা; এখানে প্রতিটি micro-batch-এ
     1 থেকে micro-র মধ্যে একটি এলোমেলো (কিন্তু seed-বাঁধা) সংখ্যক নমুনা বৈধ। ক্রম global_batches-এর মতোই।
     """
-    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     g = torch.Generator().manual_seed(SEED + 1)
     masks = []
     for _ in range(steps):
@@ -127,7 +109,6 @@ def _masked_sum(pred, y, mask):
 
 def single_gradients(steps: int, accum: int, micro: int, world: int):
     """মাপকাঠি: এক process, step 1-এর global batch-এ token-গড় loss-এর gradient আর steps ধাপ পরের ওজন।"""
-    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     model = _new_model()
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     first = None
@@ -256,20 +237,18 @@ def run(steps: int = 3, accum: int = 4, micro: int = 8, world: int = 2) -> dict:
 
     process চালানো, শেষ করা আর একবার আবার চেষ্টা mishran.engines.gloo_workers.run_workers-এর; report["attempts"] বলে কয়বার লাগল।
     """
-    steps, accum, micro, world = _sizes(steps, accum, micro, world)
     return run_workers(_work, world, (steps, accum, micro))
 
 
 def main(argv=None) -> int:
-    """`python -m mishran.engines.ddp`: run() চালিয়ে ফল এক লাইনের JSON হিসেবে ছাপে (পাঠ ০৪-এর নোটবুক এটাই পড়ে)।"""
+    """`python -m mishran.engines.ddp`: run() চালিয়ে ফল JSON হিসেবে পর্দায় ছাপে (পাঠ ০৪-এর নোটবুক এটাই পড়ে)।"""
     p = argparse.ArgumentParser(description="DDP + gradient accumulation: no_sync() সহ ও ছাড়া allreduce গোনা")
-    p.add_argument("--steps", type=int, default=3, help="optimizer step-এর সংখ্যা")
-    p.add_argument("--accum", type=int, default=4, help="প্রতি step-এ micro-step (k)")
-    p.add_argument("--micro", type=int, default=8, help="প্রতি process-এ micro-batch-এর মাপ")
-    p.add_argument("--world", type=int, default=2, help="process-এর সংখ্যা (world size)")
+    p.add_argument("--steps", type=cli.positive_int, default=3, help="optimizer step-এর সংখ্যা")
+    p.add_argument("--accum", type=cli.positive_int, default=4, help="প্রতি step-এ micro-step (k)")
+    p.add_argument("--micro", type=cli.positive_int, default=8, help="প্রতি process-এ micro-batch-এর মাপ")
+    p.add_argument("--world", type=cli.positive_int, default=2, help="process-এর সংখ্যা (world size)")
     args = p.parse_args(argv)
-    report = run(args.steps, args.accum, args.micro, args.world)
-    print(json.dumps(report, ensure_ascii=False))
+    cli.write_record(run(args.steps, args.accum, args.micro, args.world), "-")
     return 0
 
 

@@ -29,15 +29,13 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from mishran.checks import as_bool, finite_float
-from mishran.engines.amp import tensor_pairs
-from mishran.engines.deepspeed_config import ADAMW, DeepSpeedConfigError, cpu_accelerator_if_no_gpu, validate_config
+from mishran.engines.deepspeed_config import ADAMW, cpu_accelerator_if_no_gpu, validate_config
 from mishran.engines.gloo_workers import free_port
 from mishran.engines.model_states import optimizer_state_tensors, unique_tensor_bytes
 from mishran.versions import package_version
 
-__all__ = ["setup_single_process", "initialize", "release", "forget_torch_autocast", "current_engine", "engine_step",
-           "loss_scale_of", "loss_scale_messages", "LossScaleRow", "LossScaleLog", "model_state_bytes",
+__all__ = ["setup_single_process", "start_process", "initialize", "release", "forget_torch_autocast", "current_engine",
+           "engine_step", "loss_scale_of", "loss_scale_messages", "LossScaleRow", "LossScaleLog", "model_state_bytes",
            "restore_functional_linear", "no_memory_report"]
 
 
@@ -55,9 +53,6 @@ def setup_single_process(backend: str | None = None, cpu_shm_comm: bool = False)
     allreduce op প্রথমবার compile করে (এক মিনিটের বেশি); gloo নিজেই সব পারে, তাই cpu_shm_comm=False সেটি বন্ধ রাখে।
     ফেরত দেয়: {"backend", "env": {...}, "set_here": [যে variable-গুলো এখানে বসানো হলো]}।
     """
-    if backend is not None and backend not in ("gloo", "nccl", "mpi", "ccl", "hccl", "xccl"):
-        raise ValueError(f"অচেনা backend {backend!r} (unknown backend); CPU-তে 'gloo', GPU-তে 'nccl', বা None")
-    cpu_shm_comm = as_bool(cpu_shm_comm, "cpu_shm_comm")
     cpu_accelerator_if_no_gpu()
     import deepspeed
     import deepspeed.comm as dist
@@ -89,6 +84,27 @@ def setup_single_process(backend: str | None = None, cpu_shm_comm: bool = False)
     env = {k: os.environ[k] for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
     backend = torch.distributed.get_backend() if torch.distributed.is_initialized() else backend
     return {"backend": backend, "env": env, "set_here": set_here}
+
+
+def start_process(cpu: bool = False) -> tuple[torch.device, str]:
+    """launcher-এর (বা নোটবুকের) একটি process-এর শুরু: device বাছে আর process group চালু করে; ফেরত (device, backend)
+    (পাঠ ০৫, ০৮, ০৯: mishran.engines.multi_gpu আর capstone-এর DeepSpeed-এর পথ)।
+
+    GPU থাকলে আর cpu=False হলে LOCAL_RANK-এর GPU (peak memory-র গোনা নতুন করে), backend nccl; নইলে CPU আর gloo।
+    এক যন্ত্রে কয়েকটি CPU process হলে (LOCAL_SIZE বা LOCAL_WORLD_SIZE > 1) প্রত্যেকে core-এর নিজের ভাগ নেয়, যদি না
+    OMP_NUM_THREADS দেওয়া থাকে। launcher না থাকলে setup_single_process এক-process-এর env বসায়।
+    """
+    use_cuda = torch.cuda.is_available() and not cpu
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    local_size = int(os.environ.get("LOCAL_SIZE") or os.environ.get("LOCAL_WORLD_SIZE") or "1")  # deepspeed, torchrun
+    if use_cuda:
+        torch.cuda.set_device(local_rank)
+        torch.cuda.reset_peak_memory_stats()
+    elif local_size > 1 and "OMP_NUM_THREADS" not in os.environ:
+        # CPU-তে কয়েকটি process একই core ভাগ করে; প্রত্যেকে সব core নিলে তারা একে অপরের জন্য অপেক্ষা করে
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // local_size))
+    info = setup_single_process(backend="nccl" if use_cuda else "gloo")
+    return (torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")), info["backend"]
 
 
 def _forget_stale_groups() -> None:
@@ -215,13 +231,6 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
     if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
         raise TypeError(f"model হবে ওজনসহ একটি torch.nn.Module (model must be a torch.nn.Module with parameters); "
                         f"পেয়েছি {model!r}")
-    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(f"optimizer হবে torch.optim-এর একটি optimizer বা None (optimizer must be a torch optimizer); "
-                        f"পেয়েছি {optimizer!r}")
-    lr, replace_current = finite_float(lr, "lr", positive=True), as_bool(replace_current, "replace_current")
-    if config is None:
-        raise DeepSpeedConfigError("config ছাড়া DeepSpeed চলে না (a config is required): "
-                                   "deepspeed_config.config_for_device(micro_batch=...) দিয়ে বানাও।")
     setup_single_process()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     validate_config(config, world_size=world, device=_accelerator_device())
@@ -250,9 +259,9 @@ def engine_step(engine, micro_batches) -> torch.Tensor:
     micro-batch-এ ডাকতে হয় — সে শুধু সীমানায় gradient-এর গড় নেয়, optimizer step দেয় আর gradient মোছে।
     ফেরত: micro-batch-গুলোর loss-এর যোগফল (FP32, device-এ; host-এ আনা হয় না, তাই sync নেই)।
     """
-    device = _engine(engine).device
+    device = engine.device
     total = torch.zeros((), device=device)
-    for x, y in tensor_pairs(micro_batches):
+    for x, y in micro_batches:
         _, loss = engine(x.to(device, non_blocking=True), y.to(device, non_blocking=True))
         engine.backward(loss)
         engine.step()
@@ -269,7 +278,7 @@ def loss_scale_of(engine) -> float | None:
     দুটোরই `loss_scale` property → loss_scale_config.cur_scale। ZeRO 1/2 (DeepSpeedZeroOptimizer) ও 3:
     `loss_scale` property → loss_scaler.cur_scale।
     """
-    if not _engine(engine).fp16_enabled():
+    if not engine.fp16_enabled():
         return None
     opt = engine.optimizer
     scale = getattr(opt, "loss_scale", None)
@@ -357,8 +366,7 @@ class LossScaleLog:
     """
 
     def __init__(self, engine, capture_messages: bool = True):
-        capture_messages = as_bool(capture_messages, "capture_messages")
-        self.engine = _engine(engine)
+        self.engine = engine
         self.rows: list[LossScaleRow] = []
         self._scale = loss_scale_of(engine)
         self._global, _, self._skipped = _engine_counters(engine)
@@ -450,7 +458,7 @@ def model_state_bytes(engine) -> dict:
     আছে (backward-এর পরে আর step-এর আগে ডাকলে দেখা যায়; step-এর পরে শূন্য)। একই tensor দুবার গোনা হয় না
     (যেমন TinyGPT-এর বাঁধা embedding)।
     """
-    params = list(_engine(engine).module.parameters())
+    params = list(engine.module.parameters())
     basic = getattr(engine, "basic_optimizer", None) or engine.optimizer
     master = [p for g in basic.param_groups for p in g["params"]]
     param_ptrs = {p.data_ptr() for p in params}
@@ -459,7 +467,7 @@ def model_state_bytes(engine) -> dict:
     grads = [p.grad for p in params]
     out = {"params": unique_tensor_bytes(params), "master_weights": unique_tensor_bytes(master),
            "optimizer_states": unique_tensor_bytes(states), "grads": unique_tensor_bytes(grads)}
-    if _engine(engine).zero_optimization_stage() == 3:
+    if engine.zero_optimization_stage() == 3:
         out.update(_zero3_weights(engine))
     out["total"] = out["params"] + out["master_weights"] + out["optimizer_states"] + out["grads"]
     return out
@@ -473,12 +481,12 @@ def _zero3_weights(engine) -> dict:
     ডিফল্ট 1e5 উপাদানের নিচে) সব rank-এ পুরোটা থাকে; আর FP32 master (fp32_partitioned_groups_flat) optimizer-এর
     param_groups-এ থাকে শুধু step-এর সময়টুকু। AdamW-এর state আর grads সাধারণ হিসাবেই আসে।
     """
-    opt = _engine(engine).optimizer
+    opt = engine.optimizer
     flat16 = getattr(opt, "fp16_partitioned_groups_flat", None)
     flat32 = getattr(opt, "fp32_partitioned_groups_flat", None)
     if flat16 is None or flat32 is None:
         raise _internals_changed(f"{type(opt).__name__}-এর fp16/fp32_partitioned_groups_flat (ZeRO-3-এর ভাগ)")
-    params = [p.data for p in _engine(engine).module.parameters()] + list(flat16)   # পুরোটা রাখা ছোটগুলো + নিজের ভাগ
+    params = [p.data for p in engine.module.parameters()] + list(flat16)   # পুরোটা রাখা ছোটগুলো + নিজের ভাগ
     held = unique_tensor_bytes(params)
     return {"params": held, "master_weights": unique_tensor_bytes(params + list(flat32)) - held}
 
@@ -494,8 +502,6 @@ def forget_torch_autocast(config: dict | None = None) -> bool:
     সময় FP16-এ round হয়: মাপা আপেক্ষিক ভুল ~2e-4, flag ছাড়া ~1e-9। deepspeed_engine.initialize প্রতিটি নতুন engine-এর আগে
     এটা ডাকে। config-এ torch_autocast চালু থাকলে কিছু করে না। কিছু মুছলে True।
     """
-    if config is not None and not isinstance(config, dict):
-        raise TypeError(f"config হবে একটি dict বা None (config must be a dict or None); পেয়েছি {config!r}")
     if ((config or {}).get("torch_autocast") or {}).get("enabled"):
         return False
     try:

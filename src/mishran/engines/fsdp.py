@@ -14,7 +14,8 @@ reduce-scatter। mixed precision আসে autocast থেকে নয়, `Mi
 run() ddp_demo-র মতোই world টি gloo process চালায়, mishran.engines.gloo_workers.run_workers দিয়ে (TCPStore parent-এর,
 port 0; শেষে barrier, destroy_process_group, os._exit(0) — কেন, তা সেই মডিউলের docstring-এ)। প্রতিটি policy-তে প্রতিটি rank
 একই মডেল বানিয়ে shard করে, mishran.engines.amp.amp_step দিয়ে কয়েক step প্রশিক্ষণ দেয়, আর মাপে: কোথায় কোন dtype,
-এই rank কত বাইট ধরে রাখে, আর এক process-এর FP32 প্রশিক্ষণ থেকে ওজন কত দূরে। ফল এক লাইনের JSON।
+এই rank কত বাইট ধরে রাখে, আর এক process-এর FP32 প্রশিক্ষণ থেকে ওজন কত দূরে; step-গুলো চলে কোর্সের একমাত্র loop-এ
+(mishran.engines.loop.run_steps)। ফল একটি FsdpReport; command line সেটা JSON-এ লেখে (mishran.cli.write_record)।
 GPU-তে (torchrun, NCCL) shard_model-ই যথেষ্ট: mesh=None মানে চালু process group-এর device mesh।
 """
 from __future__ import annotations
@@ -23,26 +24,27 @@ import argparse
 import contextlib
 import importlib.resources
 import json
-import math
 import sys
+from dataclasses import asdict, dataclass
 
 import torch
 import torch.distributed as dist
-from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
-from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
-from mishran import precision
-from mishran.checks import as_bool, finite_float, positive_int
+from mishran import cli, precision
 from mishran.data import BatchStream, CharDataset
 from mishran.engines.amp import amp_step
 from mishran.engines.gloo_workers import run_workers
+from mishran.engines.loop import run_steps
 from mishran.engines.model_states import optimizer_state_tensors, unique_tensor_bytes
 from mishran.models.gpt import GPTConfig, TinyGPT
 from mishran.numerics import communication
+from mishran.numerics.error import relative_error
 
-__all__ = ["POLICIES", "MODEL", "PROBE_LR", "REAL_REDUCE_N", "mp_policy", "shard_model", "gradient_sync", "run", "main",
-           "recorded_h200", "model_state_bytes"]
+__all__ = ["POLICIES", "MODEL", "PROBE_LR", "REAL_REDUCE_N", "RankShard", "PolicyResult", "RealReduce", "FsdpReport",
+           "mp_policy", "shard_model", "gradient_sync", "run", "main", "recorded_h200", "model_state_bytes"]
 
 POLICIES = {
     "fp32": "কোনো MixedPrecisionPolicy নেই: ওজন, হিসাব, gradient আর reduce সবই FP32 (মাপকাঠি)",
@@ -62,24 +64,97 @@ PROBE_LR = 1e-5
 """শেষে একটি বাড়তি step এই learning rate-এ (পাঠ ০৯): BF16 ওজনে এত ছোট update হারিয়ে যায়, FP32-এ থাকে।"""
 
 SEED = 0
-MAX_WORLD = 8
-MAX_SAMPLES = 20_000                     # steps × accum × micro × world: ডেমো CPU-তে কয়েক সেকেন্ডে শেষ হওয়ার মাপ
+
+
+# ---------------------------------------------------------------- ফল
+
+@dataclass
+class RankShard:
+    """একটি rank যা ধরে রাখে (পাঠ ০৯): shard-এর ওজনের সংখ্যা, আর ওজন, gradient ও AdamW-এর অবস্থার বাইট।"""
+
+    rank: int
+    param_numel: int
+    param_bytes: int
+    grad_bytes: int
+    optim_bytes: int
+
+
+@dataclass
+class PolicyResult:
+    """একটি policy-র মাপ (পাঠ ০৯)।
+
+    policy: MixedPrecisionPolicy-র চারটি ঘর; *_dtype: কোথায় কোন dtype (hook দিয়ে মাপা); per_rank: RankShard-এর
+    তালিকা; losses: প্রতি step, সব rank আর micro-batch-এর গড়; unchanged_fraction: PROBE_LR-এর বাড়তি step-এ ওজনের
+    কত ভাগ একটুও বদলায়নি; bytes_per_param: সব rank-এর মোট (ওজন + gradient + AdamW) ÷ Ψ;
+    max_abs_diff_vs_fp32_single: steps-এর পরে পুরো ওজন বনাম এক process-এর FP32 প্রশিক্ষণ।
+    """
+
+    policy: dict
+    sharded_param_dtype: str
+    compute_param_dtype: str
+    block_output_dtype: str
+    logits_dtype: str
+    grad_dtype: str
+    optim_state_dtype: str
+    per_rank: list
+    losses: list
+    unchanged_fraction: float
+    bytes_per_param: float
+    max_abs_diff_vs_fp32_single: float
+
+
+@dataclass
+class RealReduce:
+    """আসল gloo allreduce বনাম এক CPU-র ring অনুকরণ (পাঠ ০৯, অংশ ৩): বিটে বিটে মেলে কি না, আর FP64-এর যোগফল থেকে
+    আপেক্ষিক ত্রুটি, BF16 আর FP32-এ; world টি rank, প্রতিটিতে n টি সংখ্যা।"""
+
+    world: int
+    n: int
+    bf16_matches_simulation: bool
+    bf16_error: float
+    fp32_matches_simulation: bool
+    fp32_error: float
+
+
+@dataclass
+class FsdpReport:
+    """run()-এর ফল (পাঠ ০৯): run-এর মাপ, policies (নাম → PolicyResult), real_reduce (RealReduce), আর
+    gloo_workers.run_workers-এর attempts (কয়বার চেষ্টা) আর seconds। to_dict() JSON-এর জন্য, from_dict() তার উল্টো।"""
+
+    world_size: int
+    backend: str
+    torch_version: str
+    steps: int
+    micro: int
+    accum: int
+    global_batch: int
+    num_params: int
+    lr: float
+    probe_lr: float
+    policies: dict
+    real_reduce: RealReduce
+    attempts: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        """JSON-যোগ্য dict (ভেতরের ফলগুলোও dict হয়ে)।"""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> FsdpReport:
+        """to_dict()-এর (বা `python -m mishran.engines.fsdp`-এর JSON-এর) উল্টো (পাঠ ০৯-এর নোটবুক এটাই পড়ে)।"""
+        policies = {name: PolicyResult(**{**r, "per_rank": [RankShard(**x) for x in r["per_rank"]]})
+                    for name, r in data["policies"].items()}
+        return cls(**{**data, "policies": policies, "real_reduce": RealReduce(**data["real_reduce"])})
 
 
 # ---------------------------------------------------------------- policy আর sharding
-
-def _policy_name(name) -> str:
-    if not isinstance(name, str) or name not in POLICIES:
-        raise ValueError(f"অচেনা policy {name!r} (unknown policy); বেছে নাও: {', '.join(map(repr, POLICIES))}")
-    return name
-
 
 def mp_policy(name) -> MixedPrecisionPolicy | None:
     """policy-র নাম → fully_shard-এর MixedPrecisionPolicy; "fp32"-এ None (কোনো cast নেই) (পাঠ ০৯)।
 
     "cast_first"-এর policy "bf16"-এরই: ভুলটা policy-তে নয়, fully_shard-এর আগের model.to(torch.bfloat16)-এ।
     """
-    name = _policy_name(name)
     if name == "fp32":
         return None
     low, high = precision.dtype_of("bf16"), precision.dtype_of("fp32")
@@ -93,22 +168,11 @@ def shard_model(model, policy: str = "bf16", reshard_after_forward: bool = True,
     lm_head, শেষের LayerNorm) root-এর ভাগে। "cast_first"-এ আগে model.to(torch.bfloat16) — ইচ্ছা করে করা ভুল।
     mesh=None: চালু process group-এর device mesh (GPU থাকলে CUDA, নইলে CPU); যেকোনো world size, এক rank-ও চলে।
     """
-    name = _policy_name(policy)
-    reshard = as_bool(reshard_after_forward, "reshard_after_forward")
-    blocks = getattr(getattr(model, "transformer", None), "h", None)
-    if not isinstance(model, torch.nn.Module) or not isinstance(blocks, torch.nn.ModuleList) or not len(blocks):
-        raise TypeError(f"model হবে TinyGPT-এর মতো, যার block-গুলো model.transformer.h-এ (model must have "
-                        f"transformer.h blocks); পেয়েছি {type(model).__name__}")
-    if isinstance(model, FSDPModule):
-        raise ValueError("মডেলটি আগেই shard করা (model is already sharded); নতুন মডেল বানিয়ে shard করো")
-    if mesh is not None and not isinstance(mesh, DeviceMesh):
-        raise TypeError(f"mesh হবে DeviceMesh বা None (mesh must be a DeviceMesh or None); পেয়েছি {mesh!r}")
-    if not dist.is_initialized():
-        raise RuntimeError("process group চালু নেই (default process group is not initialized): আগে "
-                           "torch.distributed.init_process_group(...) বা torchrun দিয়ে চালাও")
-    if name == "cast_first":
+    if policy == "cast_first":
         model.to(precision.dtype_of("bf16"))
-    options = dict(mesh=mesh, reshard_after_forward=reshard, mp_policy=mp_policy(name) or MixedPrecisionPolicy())
+    options = dict(mesh=mesh, reshard_after_forward=reshard_after_forward,
+                   mp_policy=mp_policy(policy) or MixedPrecisionPolicy())
+    blocks = model.transformer.h
     for block in blocks:
         fully_shard(block, **options)
     fully_shard(model, **options)
@@ -121,9 +185,6 @@ def gradient_sync(model):
     sync(i, k) i-তম micro-step-এর আগে model.set_requires_gradient_sync(i == k − 1) ডাকে; মাঝের micro-step-এ
     gradient এই rank-এ জমে (reduce_dtype-এ), শেষটিতে একবারই reduce-scatter।
     """
-    if not callable(getattr(model, "set_requires_gradient_sync", None)):
-        raise TypeError(f"model হবে shard_model(...)-এর মডেল (model must be an FSDP2 module); পেয়েছি "
-                        f"{type(model).__name__}")
 
     @contextlib.contextmanager
     def sync(i: int, k: int):
@@ -153,15 +214,13 @@ def _dtype(tensors) -> str | None:
 def model_state_bytes(model, optimizer) -> dict:
     """FSDP2-এ এই rank-এর model state, mishran.engines.deepspeed_engine.model_state_bytes-এর খাতেই (পাঠ ০৯): shard-করা
     ওজন (FP32 মডেলে সেটাই মূল ওজন, তাই master_weights 0), AdamW-এর exp_avg আর exp_avg_sq-এর ভাগ, এই মুহূর্তের gradient।"""
-    if not isinstance(model, torch.nn.Module) or not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(f"model হবে nn.Module আর optimizer একটি torch optimizer (model must be a module, optimizer an "
-                        f"optimizer); পেয়েছি {type(model).__name__}, {type(optimizer).__name__}")
     params = list(model.parameters())
     out = {"params": _bytes(params), "master_weights": 0,
            "optimizer_states": _bytes(optimizer_state_tensors(optimizer)),
            "grads": _bytes(p.grad for p in params if p.grad is not None)}
     out["total"] = sum(out.values())
     return out
+
 
 def _probe(model, optimizer) -> tuple[dict, list]:
     """dtype দেখার hook: block 0-এর একটি Linear যে ওজনে হিসাব করে, block 0-এর output, logits, step-এর আগে gradient।"""
@@ -190,11 +249,12 @@ def _new_model(data) -> TinyGPT:
     return TinyGPT(GPTConfig(vocab_size=data.vocab_size, **MODEL), seed=SEED)
 
 
-def _step(model, optimizer, stream, accum: int, sync=None) -> torch.Tensor:
-    """একটি optimizer step, mishran.engines.amp.amp_step দিয়ে; autocast আর GradScaler বন্ধ — cast করে policy।"""
+def _step(model, optimizer, batches: list, sync=None) -> torch.Tensor:
+    """একটি optimizer step, mishran.engines.amp.amp_step দিয়ে; autocast আর GradScaler বন্ধ — cast করে policy।
+    ফেরত: micro-batch-গুলোর loss-এর যোগফল (run_steps যা চায়)।"""
     ctx, scaler = precision.autocast("cpu", "fp32"), precision.grad_scaler("cpu", "fp32")
-    loss, _ = amp_step(model, optimizer, scaler, ctx, (stream() for _ in range(accum)), accum, sync=sync)
-    return loss
+    loss, _ = amp_step(model, optimizer, scaler, ctx, batches, sync=sync)
+    return loss * len(batches)
 
 
 def _full_weights(model) -> list:
@@ -211,11 +271,12 @@ def _train_policy(name: str, rank: int, world: int, sizes: tuple, lr: float, dat
     seen, handles = _probe(model, optimizer)
     stream = BatchStream(data, micro, accum, MODEL["block_size"], world_size=world, rank=rank, seed=SEED)
     sync = gradient_sync(model)
-    losses = []
-    for _ in range(steps):
-        loss = _step(model, optimizer, stream, accum, sync)
-        dist.all_reduce(loss)                   # সব rank-এর গড়: প্রতিটি rank-এর loss নিজের micro-batch-গুলোর গড়
-        losses.append(loss.item() / world)
+
+    def next_batches():
+        return [stream() for _ in range(accum)]
+
+    # loss সব rank আর সব micro-batch-এর গড় (run_steps নিজেই all_reduce করে)
+    losses, _ = run_steps(lambda batches: _step(model, optimizer, batches, sync), next_batches, steps, "cpu")
     params = list(model.parameters())
     mine = {"rank": rank, "param_numel": sum(_local(p).numel() for p in params), "param_bytes": _bytes(params),
             "grad_bytes": seen["grad_bytes"], "optim_bytes": _bytes(optimizer_state_tensors(optimizer))}
@@ -223,7 +284,7 @@ def _train_policy(name: str, rank: int, world: int, sizes: tuple, lr: float, dat
            "losses": losses, "weights": _full_weights(model)}
     for group in optimizer.param_groups:
         group["lr"] = PROBE_LR
-    _step(model, optimizer, stream, accum, sync)
+    _step(model, optimizer, next_batches(), sync)
     after = _full_weights(model)
     same = sum(int((a == b).sum()) for a, b in zip(out["weights"], after, strict=True))
     out["unchanged_fraction"] = same / sum(a.numel() for a in after)
@@ -242,7 +303,7 @@ def _reference(data, sizes: tuple, world: int, lr: float) -> list:
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     stream = BatchStream(data, micro, accum * world, MODEL["block_size"], world_size=1, rank=0, seed=SEED)
     for _ in range(steps):
-        _step(model, optimizer, stream, accum * world)
+        _step(model, optimizer, [stream() for _ in range(accum * world)])
     return [p.detach() for p in model.parameters()]
 
 
@@ -284,7 +345,7 @@ def _real_reduce(rank: int, world: int) -> dict:
         dist.all_reduce(mine)                                         # যোগ (SUM), তারে এই dtype-এ
         simulated = communication.ring_reduce_scatter(sample, name)
         out[f"{name}_matches_simulation"] = bool(torch.equal(mine, simulated))
-        out[f"{name}_error"] = communication.relative_error(mine, exact)
+        out[f"{name}_error"] = relative_error(mine, exact)
     return out
 
 
@@ -298,65 +359,47 @@ def _work(rank: int, world: int, policies: tuple, sizes: tuple, lr: float) -> di
         return None
     ref, psi = _reference(data, sizes, world, lr), _new_model(data).num_parameters()
     steps, micro, accum = sizes
-    return {"world_size": world, "backend": dist.get_backend(), "torch": torch.__version__,
+    return {"world_size": world, "backend": dist.get_backend(), "torch_version": torch.__version__,
             "steps": steps, "micro": micro, "accum": accum, "global_batch": micro * accum * world,
             "num_params": psi, "lr": lr, "probe_lr": PROBE_LR,
             "policies": {n: _policy_report(n, r, ref, psi) for n, r in results.items()},
             "real_reduce": real}
 
 
-def _check(policies, world, steps, micro, accum, lr) -> tuple:
-    """run()-এর সব মাপ process চালুর আগেই যাচাই: ভুলে বাংলা + English বার্তা।"""
-    if isinstance(policies, str):
-        policies = tuple(p.strip() for p in policies.split(","))
-    if not isinstance(policies, (tuple, list)) or not policies:
-        raise ValueError(f"policies হবে POLICIES-এর নামের তালিকা (policies must be a non-empty list of names), যেমন "
-                         f"('bf16', 'fp32'); পেয়েছি {policies!r}")
-    policies = tuple(_policy_name(p) for p in policies)
-    if len(set(policies)) != len(policies):
-        raise ValueError(f"একই policy দুবার (duplicate policy): {policies!r}")
-    sizes = tuple(positive_int(v, n) for v, n in ((world, "world"), (steps, "steps"), (micro, "micro"),
-                                                  (accum, "accum")))
-    if sizes[0] > MAX_WORLD:
-        raise ValueError(f"world হবে 1 থেকে {MAX_WORLD} (world size: processes on this machine); পেয়েছি {world}")
-    if math.prod(sizes) > MAX_SAMPLES:
-        raise ValueError(f"world × steps × micro × accum = {math.prod(sizes):,} নমুনা, এই ডেমোর জন্য খুব বেশি "
-                         f"(too many samples; at most {MAX_SAMPLES:,})")
-    lr = finite_float(lr, "lr", positive=True)
-    if lr > 1:
-        raise ValueError(f"lr হবে 0 থেকে 1-এর মধ্যে (lr must be in (0, 1]); পেয়েছি {lr!r}")
-    return policies, sizes[0], sizes[1:], lr
-
-
 def run(policies=tuple(POLICIES), world: int = 2, steps: int = 3, micro: int = 4, accum: int = 2,
-        lr: float = 1e-3) -> dict:
-    """world টি gloo process-এ প্রতিটি policy চালিয়ে rank 0-এর ফল (JSON-যোগ্য dict) ফেরত দেয় (পাঠ ০৯)।
+        lr: float = 1e-3) -> FsdpReport:
+    """world টি gloo process-এ প্রতিটি policy চালিয়ে rank 0-এর ফল ফেরত দেয় (পাঠ ০৯)।
 
-    ফলের "policies"[নাম]-এ: policy-র চারটি ঘর; কোথায় কোন dtype (sharded_param_dtype, compute_param_dtype,
-    block_output_dtype, logits_dtype, grad_dtype, optim_state_dtype); per_rank (param_numel আর param/grad/optim
-    বাইট); bytes_per_param = সব rank-এর গড় (ওজন + gradient + AdamW) ÷ (Ψ / world); losses (প্রতি step, সব rank
-    আর micro-batch-এর গড়); max_abs_diff_vs_fp32_single (steps-এর পরে পুরো ওজন বনাম এক process-এর FP32);
-    unchanged_fraction (PROBE_LR-এর বাড়তি step ওজনের কত ভাগ একটুও বদলায়নি)। "real_reduce": দুই (বা world টি) আসল
-    process-এর gloo allreduce, BF16 আর FP32-এ, comm_precision-এর ring অনুকরণের সঙ্গে বিটে বিটে মেলে কি না আর তার
-    ত্রুটি। process চালানো, বন্ধ করা আর একবার আবার চেষ্টা mishran.engines.gloo_workers.run_workers-এর; "attempts" বলে কয়বার
+    policies: POLICIES-এর নামগুলো; প্রতিটির PolicyResult আর আসল যোগের মিল (RealReduce) — FsdpReport-এ দেখো।
+    process চালানো, বন্ধ করা আর একবার আবার চেষ্টা mishran.engines.gloo_workers.run_workers-এর; attempts বলে কয়বার
     লাগল।
     """
-    policies, world, sizes, lr = _check(policies, world, steps, micro, accum, lr)
-    return run_workers(_work, world, (policies, sizes, lr))
+    return FsdpReport.from_dict(run_workers(_work, world, (tuple(policies), (steps, micro, accum), lr)))
+
+
+def _policy_names(text: str) -> tuple:
+    """command line-এর '--policies bf16,fp32' → ('bf16', 'fp32'); অচেনা নাম হলে argparse-এর error।"""
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",")))
+    unknown = [name for name in names if name not in POLICIES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"অচেনা policy {', '.join(unknown)} (unknown policy); বেছে নাও: "
+                                         f"{', '.join(POLICIES)}")
+    return names
 
 
 def main(argv=None) -> int:
-    """`python -m mishran.engines.fsdp`: run() চালিয়ে ফল এক লাইনের JSON হিসেবে ছাপে (পাঠ ০৯-এর নোটবুক এটাই পড়ে)।"""
+    """`python -m mishran.engines.fsdp`: run() চালিয়ে ফল JSON-এ লেখে, ডিফল্টে পর্দায় (পাঠ ০৯-এর নোটবুক এটাই পড়ে)।"""
     p = argparse.ArgumentParser(description="FSDP2 আর MixedPrecisionPolicy: কোথায় কোন dtype, কত বাইট (পাঠ ০৯)")
-    p.add_argument("--world", type=int, default=2, help="process-এর সংখ্যা (world size)")
-    p.add_argument("--steps", type=int, default=3, help="optimizer step-এর সংখ্যা")
-    p.add_argument("--micro", type=int, default=4, help="প্রতি rank-এ micro-batch-এর মাপ")
-    p.add_argument("--accum", type=int, default=2, help="প্রতি step-এ micro-step (k)")
-    p.add_argument("--lr", type=float, default=1e-3, help="AdamW-এর learning rate")
-    p.add_argument("--policies", default=",".join(POLICIES), help=f"কমা দিয়ে: {', '.join(POLICIES)}")
+    p.add_argument("--world", type=cli.positive_int, default=2, help="process-এর সংখ্যা (world size)")
+    p.add_argument("--steps", type=cli.positive_int, default=3, help="optimizer step-এর সংখ্যা")
+    p.add_argument("--micro", type=cli.positive_int, default=4, help="প্রতি rank-এ micro-batch-এর মাপ")
+    p.add_argument("--accum", type=cli.positive_int, default=2, help="প্রতি step-এ micro-step (k)")
+    p.add_argument("--lr", type=cli.positive_float, default=1e-3, help="AdamW-এর learning rate")
+    p.add_argument("--policies", type=_policy_names, default=tuple(POLICIES),
+                   help=f"কমা দিয়ে: {', '.join(POLICIES)}")
+    p.add_argument("--out", default="-", help="ফলের JSON ফাইল ('-': পর্দায়)")
     args = p.parse_args(argv)
-    report = run(args.policies, args.world, args.steps, args.micro, args.accum, args.lr)
-    print(json.dumps(report, ensure_ascii=False))
+    cli.write_record(run(args.policies, args.world, args.steps, args.micro, args.accum, args.lr), args.out)
     return 0
 
 

@@ -27,12 +27,13 @@ import os
 import socket
 import sys
 import tempfile
-import time
 from datetime import timedelta
 
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+
+from mishran.timer import mark, seconds_between
 
 __all__ = ["STORE_TIMEOUT", "run_workers", "free_port"]
 
@@ -78,16 +79,9 @@ def run_workers(work, world: int, args: tuple = ()) -> dict:
     """world টি gloo process-এ work(rank, world, *args) চালায়; rank 0 যা ফেরত দেয় (JSON-যোগ্য dict), সেটাই ফেরত,
     সঙ্গে "attempts" আর "seconds" (পাঠ ০৪, ০৯)।
 
-    work হবে module-এর শীর্ষ স্তরের ফাংশন (নতুন process-এ pickle হয়ে যায়), আর args-ও pickle-যোগ্য। আকার-যাচাই
-    ডাকার আগেই সেরে নাও: এখানে শুধু world দেখা হয়।
+    work হবে module-এর শীর্ষ স্তরের ফাংশন (নতুন process-এ pickle হয়ে যায়), আর args-ও pickle-যোগ্য।
     """
-    if not callable(work):
-        raise TypeError(f"work হবে একটি ফাংশন (work must be a function); পেয়েছি {work!r}")
-    if isinstance(world, bool) or not isinstance(world, int) or not 1 <= world <= 64:
-        raise ValueError(f"world হবে 1 থেকে 64-এর পূর্ণসংখ্যা (world size); পেয়েছি {world!r}")
-    if not isinstance(args, tuple):
-        raise TypeError(f"args হবে একটি tuple (args must be a tuple); পেয়েছি {type(args).__name__}")
-    t0 = time.perf_counter()
+    start = mark("cpu")
     for attempt in (1, 2):
         with tempfile.TemporaryDirectory() as tmp:
             out_path = os.path.join(tmp, "result.json")
@@ -108,7 +102,7 @@ def run_workers(work, world: int, args: tuple = ()) -> dict:
                 report = json.load(f)
             break
     report["attempts"] = attempt
-    report["seconds"] = round(time.perf_counter() - t0, 2)
+    report["seconds"] = round(seconds_between(start, mark("cpu")), 2)
     return report
 
 

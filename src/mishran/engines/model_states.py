@@ -10,9 +10,6 @@ def unique_tensor_bytes(tensors) -> int:
     embedding), বা একটি flat buffer আর তার ভেতরের view (ZeRO-3-এর ভাগ)। None আর খালি tensor বাদ।"""
     import torch
 
-    if isinstance(tensors, torch.Tensor) or not hasattr(tensors, "__iter__"):
-        raise TypeError(f"tensors হবে tensor-এর তালিকা (tensors must be an iterable of tensors); পেয়েছি "
-                        f"{type(tensors).__name__}")
     spans = {}
     for t in tensors:
         if isinstance(t, torch.Tensor) and t.numel():
@@ -31,7 +28,4 @@ def optimizer_state_tensors(optimizer) -> list:
     """optimizer-এর অবস্থার tensor-গুলো, যেমন AdamW-এর exp_avg আর exp_avg_sq (পাঠ ০৫, ০৯); 0-মাত্রার `step` বাদ।"""
     import torch
 
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(f"optimizer হবে একটি torch optimizer (optimizer must be a torch.optim.Optimizer); পেয়েছি "
-                        f"{type(optimizer).__name__}")
     return [v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor) and v.dim() > 0]

@@ -10,8 +10,9 @@ GPU-র সংখ্যা N যা-ই হোক, global batch একই থা
 একই নমুনার গড় — পার্থক্য শুধু যোগের ক্রমের rounding। প্রতিটি rank নিজের peak memory
 (torch.cuda.max_memory_allocated) আর model state-এর বাইট মাপে; rank 0 সব জড়ো করে JSON লেখে।
 launcher (deepspeed বা torchrun) প্রতিটি process-কে RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT দেয়
-(deepspeed আরও `--local_rank=...` argument জোড়ে); launcher ছাড়া চালালে mishran.engines.deepspeed_engine
-এক-process-এর env বসায়।
+(deepspeed আরও `--local_rank=...` argument জোড়ে); launcher ছাড়া চালালে mishran.engines.deepspeed_engine.start_process
+এক-process-এর env বসায়। মডেলের মাপ mishran.models.gpt.GPT_SIZES থেকে (CPU-তে tiny, GPU-তে h200); step-গুলো চলে
+কোর্সের একমাত্র loop-এ, mishran.engines.loop.run_steps।
 
 `--engine fsdp2` (পাঠ ০৯): একই মডেল, ডেটা, batch-এর ভাগ আর precision, কিন্তু DeepSpeed-এর বদলে
 mishran.engines.fsdp.shard_model (bf16 → "bf16" policy, fp32 → "fp32"), torch.optim.AdamW (DeepSpeed-এর পথের সংখ্যাতেই:
@@ -21,34 +22,26 @@ FSDP2-এর নিজের loss scaler নেই। শেষে দুই eng
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import torch
 from torch.distributed.device_mesh import init_device_mesh
 
-from mishran.checks import as_bool, as_seed, finite_float
+from mishran import cli
 from mishran.data import BatchStream, CharDataset
 from mishran.engines import deepspeed_config, deepspeed_engine
 from mishran.engines.amp import amp_step
 from mishran.engines.fsdp import gradient_sync, model_state_bytes, shard_model
-from mishran.models.gpt import GPTConfig, TinyGPT
+from mishran.engines.loop import run_steps
+from mishran.models.gpt import GPT_SIZES, GPTConfig, TinyGPT
 from mishran.precision import NAMES as PRECISION_NAMES
 from mishran.precision import autocast, grad_scaler
-from mishran.precision import check as check_precision
 from mishran.precision import resolve as resolve_precision
 from mishran.versions import package_version
 
-__all__ = ["SIZES", "ENGINES", "HELDOUT", "parse_args", "run", "main"]
-
-# মডেলের মাপ: CPU-তে কয়েক সেকেন্ড; GPU-তে এমন মাপ যাতে model state (16Ψ) মাপার মতো বড় হয়
-SIZES = {
-    "tiny": dict(block_size=64, n_layer=2, n_head=4, n_embd=64),        # ≈ 0.1M ওজন
-    "gpu": dict(block_size=256, n_layer=8, n_head=12, n_embd=768),      # ≈ 57M ওজন
-}
+__all__ = ["ENGINES", "HELDOUT", "RankMemory", "MultiGpuResult", "parse_args", "run", "main"]
 
 ENGINES = ("deepspeed", "fsdp2")
 """কে shard করে আর optimizer step দেয় (পাঠ ০৯): DeepSpeed-এর engine (ZeRO), নাকি PyTorch-এর FSDP2।"""
@@ -56,27 +49,96 @@ ENGINES = ("deepspeed", "fsdp2")
 HELDOUT = {"batches": 4, "batch_size": 8, "seed": 1234}
 """held-out loss: val অংশ থেকে এই seed-এর generator-এ batches-টি batch, প্রতিটি batch_size নমুনা (পাঠ ০৯)।"""
 
+_FSDP2_FP16 = ("FSDP2-এর পথে fp16 নেই (fp16 is not supported with engine='fsdp2'): FSDP2-এর নিজের loss scaler নেই, "
+               "আর এই script তা যোগ করে না। precision bf16 বা fp32 দাও, বা engine deepspeed।")
+
+
+@dataclass
+class RankMemory:
+    """একটি rank-এর মাপ (পাঠ ০৫, ০৯): peak আর এখনকার GPU memory (CPU-তে None), আর model state-এর বাইট
+    (params, master_weights, optimizer_states, grads, total)।"""
+
+    rank: int
+    device: str
+    peak_memory_bytes: int | None
+    memory_allocated_bytes: int | None
+    model_state_bytes: dict
+
+
+@dataclass
+class MultiGpuResult:
+    """run()-এর ফল, rank 0-এ (পাঠ ০৫, ০৯); to_dict() হলো `--out`-এর JSON, from_dict() তার উল্টো।
+
+    zero_stage: config-এর আসল stage (fsdp2-এ None); policy: FSDP2-এর policy (DeepSpeed-এ None); losses: প্রতি step-এ
+    সব rank-এর সব micro-batch-এর গড়; heldout_loss: শেষে HELDOUT-এর batch-গুলোয়; ms_per_step, tokens_per_s:
+    warmup_steps-এর পরের step-গুলোর (না থাকলে None); loss_scales, skipped_steps: DeepSpeed-এর loss scale-এর খাতা;
+    per_rank: প্রতিটি rank-এর RankMemory; zero_paper_bytes_per_gpu: ZeRO প্রবন্ধের হিসাব (fsdp2-এ None)।
+    """
+
+    engine: str
+    world_size: int
+    zero_stage: int | None
+    policy: str | None
+    precision: str
+    device: str
+    backend: str
+    model_size: str
+    num_params: int
+    global_batch: int
+    micro_batch: int
+    accumulation_steps: int
+    block_size: int
+    steps: int
+    warmup_steps: int
+    losses: list
+    heldout_loss: float
+    ms_per_step: float | None
+    tokens_per_s: float | None
+    loss_scales: list
+    skipped_steps: list
+    per_rank: list
+    zero_paper_bytes_per_gpu: dict | None
+    config: dict
+    versions: dict
+
+    def to_dict(self) -> dict:
+        """JSON-যোগ্য dict (`--out`-এর ফাইল), per_rank-ও dict হয়ে।"""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> MultiGpuResult:
+        """`--out`-এর JSON থেকে আবার ফল (পাঠ ০৫: launcher-এর process-গুলোর ফল নোটবুকে)।"""
+        return cls(**{**data, "per_rank": [RankMemory(**r) for r in data["per_rank"]]})
+
 
 def parse_args(argv=None):
-    """`python -m mishran.engines.multi_gpu`-এর argument (পাঠ ০৫, ০৯)।"""
+    """`python -m mishran.engines.multi_gpu`-এর argument (পাঠ ০৫, ০৯); ভুল মানে এক লাইনের বার্তা, exit status 2।"""
     p = argparse.ArgumentParser(description="DeepSpeed ZeRO বা FSDP2 দিয়ে TinyGPT (mishran, পাঠ ০৫, ০৯)")
     p.add_argument("--engine", default="deepspeed", choices=ENGINES, help="deepspeed (ZeRO) বা fsdp2 (PyTorch)")
-    p.add_argument("--zero-stage", type=int, default=None, choices=list(deepspeed_config.ZERO_STAGES),
+    p.add_argument("--zero-stage", type=cli.non_negative_int, default=None, choices=list(deepspeed_config.ZERO_STAGES),
                    help="শুধু deepspeed। ডিফল্ট: config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1, "
                         "নইলে 0)")
-    p.add_argument("--steps", type=int, default=30, help="optimizer step-এর সংখ্যা")
-    p.add_argument("--global-batch", type=int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
-    p.add_argument("--micro-batch", type=int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
+    p.add_argument("--steps", type=cli.positive_int, default=30, help="optimizer step-এর সংখ্যা")
+    p.add_argument("--global-batch", type=cli.positive_int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
+    p.add_argument("--micro-batch", type=cli.positive_int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
     p.add_argument("--precision", default="auto", choices=["auto", *PRECISION_NAMES])
-    p.add_argument("--size", default=None, choices=sorted(SIZES), help="মডেলের মাপ (ডিফল্ট: CPU-তে tiny, GPU-তে gpu)")
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--warmup", type=int, default=None, help="সময় মাপার আগে কয়টি step বাদ (ডিফল্ট ৩, কম step-এ ০)")
+    p.add_argument("--size", default=None, choices=list(GPT_SIZES),
+                   help="মডেলের মাপ, mishran.models.gpt.GPT_SIZES (ডিফল্ট: CPU-তে tiny, GPU-তে h200)")
+    p.add_argument("--lr", type=cli.positive_float, default=3e-4)
+    p.add_argument("--seed", type=cli.non_negative_int, default=0)
+    p.add_argument("--warmup", type=cli.non_negative_int, default=None,
+                   help="সময় মাপার আগে কয়টি step বাদ (ডিফল্ট ৩, কম step-এ ০)")
     p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে (gloo, BF16)")
-    p.add_argument("--out", default=None, help="ফলাফলের JSON ফাইল (rank 0 লেখে)")
-    p.add_argument("--local_rank", type=int, default=None,
+    p.add_argument("--out", default=None, help="ফলাফলের JSON ফাইল (rank 0 লেখে; '-' হলে পর্দায়)")
+    p.add_argument("--local_rank", type=cli.non_negative_int, default=None,
                    help="DeepSpeed launcher নিজে দেয়; env-এর LOCAL_RANK-ই ব্যবহার হয়")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.engine == "fsdp2" and args.zero_stage is not None:
+        p.error("--zero-stage শুধু DeepSpeed-এর (--zero-stage is for --engine deepspeed): FSDP2 সবসময় ওজন, gradient "
+                "আর optimizer state তিনটিই ভাগ করে (ZeRO-3-এর মতো)")
+    if args.engine == "fsdp2" and args.precision == "fp16":
+        p.error(_FSDP2_FP16)
+    return args
 
 
 @dataclass
@@ -91,7 +153,6 @@ class _Plan:
     zero_stage: int | None
     lr: float
     steps: int
-    warmup: int
     data: CharDataset
     block_size: int
     num_params: int
@@ -99,30 +160,27 @@ class _Plan:
 
 def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None = None, micro_batch: int | None = None,
         precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
-        cpu: bool = False, engine: str = "deepspeed") -> dict | None:
-    """প্রশিক্ষণ চালায় আর ফলাফল ফেরত দেয় (rank 0-তে dict, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫, ০৯)।
+        cpu: bool = False, engine: str = "deepspeed") -> MultiGpuResult | None:
+    """প্রশিক্ষণ চালায় আর ফল ফেরত দেয় (rank 0-তে MultiGpuResult, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫, ০৯)।
 
     precision একবারই ঠিক হয় ('auto' হলে mishran.precision.resolve), config তা থেকে বানানো, ফলাফলেও সেটাই।
     zero_stage=None হলে stage ঠিক করে deepspeed_config.config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে
-    FP32-এ); ফলাফলের "zero_stage" config-এর আসল stage। engine="fsdp2": একই মডেল, ডেটা আর precision
-    FSDP2-এ (zero_stage দেওয়া চলে না, ফলাফলে None; "policy" = precision-এর নাম; fp16 চলে না)। দুই পথেই ফলাফলে
-    "engine", প্রতি rank-এর model_state_bytes (params, master_weights, optimizer_states, grads, total) আর
-    "heldout_loss" (HELDOUT-এর batch-গুলোয় গড় loss, প্রশিক্ষণের শেষে)।
+    FP32-এ)। engine="fsdp2": একই মডেল, ডেটা আর precision FSDP2-এ (zero_stage None রাখো; fp16 চলে না)। size:
+    GPT_SIZES-এর নাম। দুই পথেই শেষে প্রতি rank-এর মাপ আর HELDOUT-এর batch-গুলোয় গড় loss।
     """
-    cpu = _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu,
-                          engine)
-    device, backend = _start(cpu)
+    device, backend = deepspeed_engine.start_process(cpu)
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     on_gpu = device.type == "cuda"
-    size = size or ("gpu" if on_gpu else "tiny")
+    size = size or ("h200" if on_gpu else "tiny")
     global_batch, micro, accum = _batch_plan(global_batch, micro_batch, world, on_gpu)
     precision = resolve_precision(precision, device)          # একবারই ঠিক হয়; config তা থেকে বানানো
-    _check_engine(engine, zero_stage, precision)               # 'auto' কোনো T4-এ fp16 হতে পারে
+    if engine == "fsdp2" and precision == "fp16":              # 'auto' কোনো T4-এ fp16 হতে পারে
+        raise ValueError(_FSDP2_FP16)
     data = CharDataset()
-    gpt = GPTConfig(vocab_size=data.vocab_size, **SIZES[size])
+    gpt = GPTConfig(vocab_size=data.vocab_size, **GPT_SIZES[size])
     model = TinyGPT(gpt, seed=seed)                            # সব rank-এ একই শুরুর ওজন
     warmup = warmup if warmup is not None else (3 if steps > 5 else 0)
-    plan = _Plan(device, world, micro, accum, precision, zero_stage, lr, steps, warmup, data, gpt.block_size,
+    plan = _Plan(device, world, micro, accum, precision, zero_stage, lr, steps, data, gpt.block_size,
                  model.num_parameters())
     # সব rank একই seed-এ একই global batch টানে, আর প্রত্যেকে নেয় নিজের ভাগ
     stream = BatchStream(data, micro, accum, gpt.block_size, world_size=world, rank=rank, seed=seed)
@@ -130,40 +188,37 @@ def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None
     out = train(model, lambda: [stream() for _ in range(accum)], plan)
     if rank != 0:
         return None
-    timed, elapsed = steps - warmup, out.pop("elapsed")
-    speed = elapsed and timed > 0
+    timed = out.pop("seconds")[warmup:]                        # warmup-এর পরের step-গুলোর সময়
     tokens = global_batch * gpt.block_size
-    return {
-        "engine": engine, "world_size": world, "zero_stage": out.pop("zero_stage"), "policy": out.pop("policy"),
-        "precision": precision,
-        "device": torch.cuda.get_device_name(device) if on_gpu else (platform.processor() or "cpu"),
-        "backend": backend, "model_size": size, "num_params": plan.num_params,
-        "global_batch": global_batch, "micro_batch": micro, "accumulation_steps": accum,
-        "block_size": gpt.block_size, "steps": steps, "warmup_steps": warmup,
-        "losses": out.pop("losses"), "heldout_loss": out.pop("heldout_loss"),
-        "ms_per_step": 1000 * elapsed / timed if speed else None,
-        "tokens_per_s": tokens * timed / elapsed if speed else None,
-        **out,
-        "versions": {"torch": torch.__version__, "deepspeed": package_version("deepspeed")},
-    }
+    return MultiGpuResult(
+        engine=engine, world_size=world, precision=precision,
+        device=torch.cuda.get_device_name(device) if on_gpu else (platform.processor() or "cpu"),
+        backend=backend, model_size=size, num_params=plan.num_params, global_batch=global_batch, micro_batch=micro,
+        accumulation_steps=accum, block_size=gpt.block_size, steps=steps, warmup_steps=warmup,
+        ms_per_step=1000 * sum(timed) / len(timed) if timed else None,
+        tokens_per_s=tokens * len(timed) / sum(timed) if timed else None,
+        versions={"torch": torch.__version__, "deepspeed": package_version("deepspeed")}, **out)
 
 
 def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
     """DeepSpeed-এর পথ (পাঠ ০৫): config, engine, প্রতিটি step mishran.engines.deepspeed_engine.engine_step,
     শেষে মেমরি আর held-out।"""
     config = deepspeed_config.config_for_device(micro_batch=plan.micro, accumulation_steps=plan.accum,
-                                         world_size=plan.world, zero_stage=plan.zero_stage,
-                                         precision=plan.precision, device=plan.device.type)
+                                                world_size=plan.world, zero_stage=plan.zero_stage,
+                                                precision=plan.precision, device=plan.device.type)
     zero_stage = config["zero_optimization"]["stage"]
     engine = deepspeed_engine.initialize(model, config, lr=plan.lr)
     with deepspeed_engine.LossScaleLog(engine) as log:
-        losses, elapsed = _train_steps(lambda batches: deepspeed_engine.engine_step(engine, batches), next_batches,
-                                       plan, log.record)
-    states = deepspeed_engine.model_state_bytes(engine)                      # ZeRO-3-এর ভাগসহ
-    per_rank = _rank_memory(plan.device, states)
+        def step(batches):
+            loss = deepspeed_engine.engine_step(engine, batches)
+            log.record()                                        # loss scale-এর খাতা, প্রতিটি step-এর পরে
+            return loss
+
+        losses, seconds = run_steps(step, next_batches, plan.steps, plan.device)
+    per_rank = _rank_memory(plan.device, deepspeed_engine.model_state_bytes(engine))   # ZeRO-3-এর ভাগসহ
     heldout = _heldout_loss(engine, plan)                      # ZeRO-3: সব rank একসঙ্গে forward
     deepspeed_engine.release(engine)
-    return {"zero_stage": zero_stage, "policy": None, "losses": losses, "elapsed": elapsed,
+    return {"zero_stage": zero_stage, "policy": None, "losses": losses, "seconds": seconds,
             "heldout_loss": heldout, "loss_scales": log.scales, "skipped_steps": log.skipped_steps,
             "per_rank": per_rank,
             "zero_paper_bytes_per_gpu": deepspeed_config.zero_model_state_bytes(plan.num_params, zero_stage,
@@ -189,13 +244,13 @@ def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
     def on_device():
         return [(x.to(device, non_blocking=True), y.to(device, non_blocking=True)) for x, y in next_batches()]
 
-    losses, elapsed = _train_steps(step, on_device, plan)
+    losses, seconds = run_steps(step, on_device, plan.steps, device)
     per_rank = _rank_memory(device, model_state_bytes(model, optimizer))
     heldout = _heldout_loss(model, plan)
     config = {"policy": plan.precision, "reshard_after_forward": True, "optimizer": "torch.optim.AdamW",
               "lr": plan.lr, **{k: list(v) if isinstance(v, tuple) else v for k, v in deepspeed_config.ADAMW.items()},
               "gradient_clipping": clip}
-    return {"zero_stage": None, "policy": plan.precision, "losses": losses, "elapsed": elapsed,
+    return {"zero_stage": None, "policy": plan.precision, "losses": losses, "seconds": seconds,
             "heldout_loss": heldout, "loss_scales": [], "skipped_steps": [], "per_rank": per_rank,
             "zero_paper_bytes_per_gpu": None, "config": config}
 
@@ -211,63 +266,6 @@ def _deepspeed_clip_norm() -> float:
     return float(GRADIENT_CLIPPING_DEFAULT)
 
 
-def _whole(value, name: str, least: int, none_ok: bool = True) -> None:
-    if value is None and none_ok:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 2 ** 20:
-        raise ValueError(f"{name} হবে {least} থেকে 2**20-এর একটি পূর্ণসংখ্যা{' বা None' if none_ok else ''} ({name} must be "
-                         f"an integer >= {least}); পেয়েছি {value!r}")
-
-
-def _check_run_args(zero_stage, steps, global_batch, micro_batch, precision, size, lr, seed, warmup, cpu,
-                    engine="deepspeed") -> bool:
-    """run()-এর সুইচগুলো process group চালুর আগেই যাচাই: ভুলে বাংলা + English বার্তা, DeepSpeed-এর নয়।"""
-    if zero_stage is not None and (isinstance(zero_stage, bool) or not isinstance(zero_stage, int)
-                                   or zero_stage not in deepspeed_config.ZERO_STAGES):
-        raise ValueError(f"zero_stage হবে None বা 0–3 (zero_stage must be None or 0-3); পেয়েছি {zero_stage!r}")
-    _whole(steps, "steps", 0, none_ok=False)
-    for value, name in ((global_batch, "global_batch"), (micro_batch, "micro_batch")):
-        _whole(value, name, 1)
-    _whole(warmup, "warmup", 0)
-    check_precision(precision, allow_auto=True)
-    if size is not None and (not isinstance(size, str) or size not in SIZES):
-        raise ValueError(f"অচেনা মাপ {size!r} (unknown size); বেছে নাও: {', '.join(SIZES)} বা None")
-    finite_float(lr, "lr", positive=True)
-    as_seed(-1 if seed is None else seed)
-    _check_engine(engine, zero_stage, precision)
-    return as_bool(cpu, "cpu")
-
-
-def _check_engine(engine, zero_stage, precision) -> None:
-    """engine চেনা কি না; fsdp2-এ ZeRO stage বা FP16 চাইলে পরিষ্কার বার্তা।"""
-    if not isinstance(engine, str) or engine not in ENGINES:
-        raise ValueError(f"অচেনা engine {engine!r} (unknown engine); বেছে নাও: {', '.join(ENGINES)}")
-    if engine == "fsdp2" and zero_stage is not None:
-        raise ValueError(f"zero_stage শুধু DeepSpeed-এর (zero_stage is for engine='deepspeed'); FSDP2 সবসময় ওজন, "
-                         "gradient আর optimizer state তিনটিই ভাগ করে (ZeRO-3-এর মতো)। zero_stage=None দাও; "
-                         f"পেয়েছি {zero_stage!r}")
-    if engine == "fsdp2" and precision == "fp16":
-        raise ValueError("FSDP2-এর পথে fp16 নেই (fp16 is not supported with engine='fsdp2'): FSDP2-এর নিজের loss "
-                         "scaler নেই, আর এই script তা যোগ করে না। precision='bf16' বা 'fp32' দাও, বা engine='deepspeed'।")
-
-
-def _start(cpu: bool) -> tuple[torch.device, str]:
-    """এই process-এর device বাছে আর process group চালু করে: (device, backend)।"""
-    use_cuda = torch.cuda.is_available() and not cpu
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    local_size = int(os.environ.get("LOCAL_SIZE") or os.environ.get("LOCAL_WORLD_SIZE") or "1")  # deepspeed, torchrun
-    if use_cuda:
-        torch.cuda.set_device(local_rank)
-        torch.cuda.reset_peak_memory_stats()
-    elif local_size > 1 and "OMP_NUM_THREADS" not in os.environ:
-        # CPU-তে কয়েকটি process একই core ভাগ করে; প্রত্যেকে সব core নিলে তারা একে অপরের জন্য অপেক্ষা করে
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // local_size))
-    # launcher না থাকলে এক process-এর env বসে; থাকলে launcher-এর দেওয়া মানই থাকে
-    info = deepspeed_engine.setup_single_process(backend="nccl" if use_cuda else "gloo")
-    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
-    return device, info["backend"]
-
-
 def _batch_plan(global_batch: int | None, micro: int | None, world: int, on_gpu: bool) -> tuple[int, int, int]:
     """(global batch, micro, accumulation): N বাড়লে accumulation কমে, global batch একই থাকে।
 
@@ -279,31 +277,6 @@ def _batch_plan(global_batch: int | None, micro: int | None, world: int, on_gpu:
         raise SystemExit(f"global batch {global_batch} micro_batch {micro} × GPU {world} দিয়ে বিভাজ্য নয় "
                          "(global batch must be divisible by micro_batch × world_size)")
     return global_batch, micro, global_batch // (micro * world)
-
-
-def _train_steps(step, next_batches, plan: _Plan, record=None) -> tuple[list[float], float | None]:
-    """plan.steps-টি optimizer step, প্রতিটি step(micro_batches) দিয়ে; ফেরত: (প্রতি step-এর গড় loss, সময়)।
-
-    step ফেরত দেয় এই rank-এর micro-batch-গুলোর loss-এর যোগফল (device-এ); record (DeepSpeed-এর loss scale-এর
-    খাতা) প্রতিটি step-এর পরে। loss সব rank-এর সব micro-batch-এর গড়; সময় warmup-এর পরের step-গুলোর (কোনো step
-    না থাকলে None)।
-    """
-    on_gpu = plan.device.type == "cuda"
-    losses, t_start = [], None
-    for i in range(plan.steps):
-        if i == plan.warmup:
-            if on_gpu:
-                torch.cuda.synchronize()
-            t_start = time.perf_counter()
-        micro_batches = next_batches()
-        step_loss = step(micro_batches)
-        if record is not None:
-            record()
-        torch.distributed.all_reduce(step_loss)                # সব rank-এর micro-batch-এর যোগফল
-        losses.append(step_loss.item() / (len(micro_batches) * plan.world))
-    if on_gpu:
-        torch.cuda.synchronize()
-    return losses, (time.perf_counter() - t_start if t_start is not None else None)
 
 
 def _heldout_loss(model, plan: _Plan) -> float:
@@ -322,46 +295,40 @@ def _heldout_loss(model, plan: _Plan) -> float:
     return total.item() / (HELDOUT["batches"] * plan.world)
 
 
-def _rank_memory(device: torch.device, state_bytes: dict) -> list[dict]:
+def _rank_memory(device: torch.device, state_bytes: dict) -> list[RankMemory]:
     """প্রতিটি rank-এর peak memory আর model state-এর বাইট, সব rank থেকে জড়ো করা।"""
     on_gpu = device.type == "cuda"
-    mine = {"rank": torch.distributed.get_rank(), "device": str(device),
-            "peak_memory_bytes": torch.cuda.max_memory_allocated(device) if on_gpu else None,
-            "memory_allocated_bytes": torch.cuda.memory_allocated(device) if on_gpu else None,
-            "model_state_bytes": state_bytes}
+    mine = RankMemory(torch.distributed.get_rank(), str(device),
+                      torch.cuda.max_memory_allocated(device) if on_gpu else None,
+                      torch.cuda.memory_allocated(device) if on_gpu else None, state_bytes)
     per_rank = [None] * torch.distributed.get_world_size()
     torch.distributed.all_gather_object(per_rank, mine)
     return per_rank
 
 
-def main(argv=None) -> dict | None:
+def main(argv=None) -> MultiGpuResult | None:
     """কমান্ড লাইন থেকে run(): ফল ছাপে, --out দিলে rank 0 JSON লেখে, শেষে process group বন্ধ করে (পাঠ ০৫, ০৯)।"""
     args = parse_args(argv)
     if args.cpu:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")         # GPU থাকলেও DeepSpeed-এর CPU accelerator
     elif not torch.cuda.is_available():
         print("GPU পাওয়া যায়নি; CPU-তে চলছে (gloo, BF16)।")
-    result = run(zero_stage=args.zero_stage, steps=args.steps, global_batch=args.global_batch,
-                 micro_batch=args.micro_batch, precision=args.precision, size=args.size, lr=args.lr, seed=args.seed,
-                 warmup=args.warmup, cpu=args.cpu, engine=args.engine)
-    if result is not None:
-        r = result
-        who = f"ZeRO {r['zero_stage']}" if r["engine"] == "deepspeed" else "FSDP2"
-        print(f"{who}, {r['world_size']} process, {r['precision']}, Ψ = {r['num_params']:,}: loss "
-              f"{r['losses'][0]:.4f} → {r['losses'][-1]:.4f}, held-out {r['heldout_loss']:.4f}"
-              + (f", {r['ms_per_step']:.1f} ms/step" if r["ms_per_step"] else ""))
-        peaks = [p["peak_memory_bytes"] for p in r["per_rank"]]
-        if peaks[0] is not None:
-            print("প্রতি GPU-র peak memory (MiB):", [round(p / 2 ** 20, 1) for p in peaks])
+    r = run(zero_stage=args.zero_stage, steps=args.steps, global_batch=args.global_batch,
+            micro_batch=args.micro_batch, precision=args.precision, size=args.size, lr=args.lr, seed=args.seed,
+            warmup=args.warmup, cpu=args.cpu, engine=args.engine)
+    if r is not None:
+        who = f"ZeRO {r.zero_stage}" if r.engine == "deepspeed" else "FSDP2"
+        print(f"{who}, {r.world_size} process, {r.precision}, Ψ = {r.num_params:,}: loss "
+              f"{r.losses[0]:.4f} → {r.losses[-1]:.4f}, held-out {r.heldout_loss:.4f}"
+              + (f", {r.ms_per_step:.1f} ms/step" if r.ms_per_step else ""))
+        if r.per_rank[0].peak_memory_bytes is not None:
+            print("প্রতি GPU-র peak memory (MiB):", [round(p.peak_memory_bytes / 2 ** 20, 1) for p in r.per_rank])
         print("প্রতি rank-এর model state (MiB):",
-              [round(p["model_state_bytes"]["total"] / 2 ** 20, 2) for p in r["per_rank"]])
-        if args.out:
-            with open(args.out, "w", encoding="utf-8") as f:
-                json.dump(result, f, ensure_ascii=False, indent=1)
-            print(f"ফলাফল লেখা হলো: {args.out}")
+              [round(p.model_state_bytes["total"] / 2 ** 20, 2) for p in r.per_rank])
+        cli.write_record(r, args.out)
     torch.distributed.barrier()
     torch.distributed.destroy_process_group()
-    return result
+    return r
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """পাঠ ০৩ (AMP-এর training loop) অনুশীলনীর যাচাই: ধাপের ক্রম, autocast-এর dtype, নতুন torch.amp API।"""
 from __future__ import annotations
 
+from mishran import precision
+from mishran.numerics import formats
+
 from .core import Verdict, blank_verdict, check_fields, dict_answer, is_blank, say
 
 __all__ = [
@@ -84,22 +87,32 @@ def _dtype_name(dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-_DTYPE_ALIASES = {"fp32": "float32", "float32": "float32", "float": "float32", "torch.float32": "float32",
-                  "fp16": "float16", "float16": "float16", "half": "float16", "torch.float16": "float16",
-                  "bf16": "bfloat16", "bfloat16": "bfloat16", "torch.bfloat16": "bfloat16"}
+def _answered_dtype(answer):
+    """শিক্ষার্থীর লেখা dtype ('bf16', 'bfloat16', 'torch.bfloat16', torch.bfloat16, 'half', ...) → torch dtype;
+    না চেনা গেলে None। বানানগুলো চেনে mishran.numerics.formats.get_format।"""
+    try:
+        return formats.get_format(answer.strip() if isinstance(answer, str) else answer).dtype
+    except (TypeError, ValueError):
+        return None
+
+
+def _low_dtype(device):
+    """এই device-এ autocast-এর ১৬-বিট dtype, পাঠ ০৩-এর low: precision.for_device-এর নিয়ম; fp32 হলে (tensor core
+    ছাড়া পুরোনো GPU) তবু FP16।"""
+    return precision.dtype_of(precision.for_device(device).replace("fp32", "fp16"))
 
 
 def autocast_dtypes(device="cpu", dtype=None) -> dict:
     """পাঠ ০৩: কয়েকটি op autocast-এর ভেতরে চালিয়ে ফলের dtype, এই device-এ আর এই torch-এ।
 
     x একটি FP32 tensor; h = linear(x, w), অর্থাৎ autocast-এর ভেতরের একটি নিচু precision-এর activation।
-    dtype না দিলে CPU-তে bfloat16, CUDA-তে float16।
+    dtype না দিলে এই device-এর ১৬-বিট dtype (CPU-তে bfloat16; GPU-তে precision.for_device যা বলে)।
     """
     import torch
     import torch.nn.functional as F
 
     device_type = torch.device(device).type
-    dtype = dtype or (torch.float16 if device_type == "cuda" else torch.bfloat16)
+    dtype = dtype or _low_dtype(device)
     g = torch.Generator().manual_seed(0)
     x = torch.randn(4, 8, generator=g).to(device)
     w = torch.randn(8, 8, generator=g).to(device)
@@ -137,8 +150,7 @@ def check_autocast_dtypes(answers, device="cpu", dtype=None) -> Verdict:
         if is_blank(given):
             blank.append(op)
             continue
-        key = str(given).strip().lower()
-        if _DTYPE_ALIASES.get(key) != _dtype_name(want):
+        if _answered_dtype(given) != want:
             wrong.append(f"{op}: {given!r} নয়, এখানে {_dtype_name(want)}। {_AUTOCAST_HINTS[op]}")
     if wrong:
         return say(False, "\n   ".join([f"{len(wrong)}টি মেলেনি (device {device}):"] + wrong))
@@ -257,7 +269,7 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
     step_fn(model, optimizer, scaler, x, y, device_type, dtype) একটি AMP step নেয় আর loss ফেরত দেয়। যাচাই:
     কোনো FutureWarning নেই; Linear-এর ফল নিচু precision-এ (autocast চালু); ওজনের বদল নির্ভুল AMP step-এর
     সমান (loss scale করা, তারপর unscale); scaler.update() ডাকা হয়; overflow-এ step বাদ আর scale অর্ধেক।
-    dtype: CUDA-তে float16, CPU-তে bfloat16।
+    dtype: এই device-এর ১৬-বিট dtype (CPU-তে bfloat16; GPU-তে precision.for_device যা বলে)।
     """
     if is_blank(step_fn):
         return blank_verdict()
@@ -267,7 +279,7 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
     import torch
 
     device_type = torch.device(device).type
-    dtype = torch.float16 if device_type == "cuda" else torch.bfloat16
+    dtype = _low_dtype(device)
     model, x, y = _amp_problem(device)
     ref_model, ref_opt, ref_scaler = _fresh_parts(model, device_type)
     _reference_amp_step(ref_model, ref_opt, ref_scaler, x, y, device_type, dtype)

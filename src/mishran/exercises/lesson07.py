@@ -12,6 +12,7 @@ import math
 import torch
 
 from mishran.numerics import fp8
+from mishran.numerics.error import relative_error
 
 from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, number_answer, say
 
@@ -191,7 +192,7 @@ def check_fp8_matmul_fix(fn) -> Verdict:
             return say(False, f"ফল হবে {tuple(want.shape)} আকারের tensor; পেয়েছি {getattr(got, 'shape', type(got))}।")
         if not torch.allclose(got.float(), want, rtol=1e-4, atol=1e-6 * want.abs().max().item()):
             exact = a.double() @ b.double()
-            err = fp8.relative_error(got, exact)
+            err = relative_error(got, exact)
             return say(False, f"ফল মেলেনি (সঠিক ফলের তুলনায় আপেক্ষিক ত্রুটি {err:.3g})। scale কোন দিকে কাজ করে, আর "
                               "ফল আসল এককে ফেরাতে কী দিয়ে ভাগ করতে হয়, খেয়াল করো।")
     return say(True, "scale = max ÷ amax: বড় মানটিকে ফরম্যাটের max-এ তোলে; ভাগ দিয়ে আসল এককে ফেরা। উল্টো scale "

@@ -7,7 +7,7 @@ BF16-এ cast করার bug, প্রতি rank-এ বাইটের প�
 from __future__ import annotations
 
 from mishran import precision
-from mishran.checks import positive_int
+from mishran.checks import finite_float, positive_int
 from mishran.numerics import communication
 
 from .core import Verdict, blank_verdict, check_fields, dict_answer, finite_number, is_blank, say
@@ -161,11 +161,12 @@ def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
     w = positive_int(world, "world")                  # argument-গুলো বদলাই না: পরীক্ষার ধারা সেগুলোই জমা রাখে
     if w > communication.MAX_WORLD:
         raise ValueError(f"world হবে 1 থেকে {communication.MAX_WORLD} (world size); পেয়েছি {w}")
+    tol = finite_float(tolerance, "tolerance", positive=True)
     ref = _truth_sweep(w, sweep)
     key = str(answer).strip().lower() if isinstance(answer, str) else None
     if key not in ref["errors"]:
         return say(False, f"উত্তর হবে {', '.join(ref['errors'])}-এর একটি নাম; পেয়েছি {answer!r}।", form=True)
-    truth = communication.smallest_safe_dtype(w, tolerance, ref)
+    truth = communication.smallest_safe_dtype(w, tol, ref)
     # চিত্রের মাপে এই W না থাকলে যাচাই নিজে ছোট একটি মাপ নেয়: সেটা বলে দিই, সীমানার কাছে চিত্রের সঙ্গে না-ও মিলতে পারে
     own = "" if ref is sweep else (f" (W = {w} তোমার দেওয়া মাপে নেই, তাই যাচাই নিজে মাপল, {_OWN_SWEEP_N}টি "
                                    "সংখ্যায়: সহনসীমার একেবারে কাছে চিত্রের সঙ্গে না-ও মিলতে পারে।)")
@@ -173,8 +174,8 @@ def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
         return say(True, f"W = {w}-এ এটাই সহনসীমার মধ্যে থাকা সবচেয়ে সস্তা scheme: তারে এর চেয়ে কম বাইটের বা "
                          "সমান বাইটে কম খরচের কোনোটি ত্রুটি সামলাতে পারে না।" + own)
     i = ref["worlds"].index(w)
-    if ref["errors"][key][i] > tolerance:
-        return say(False, f"চিত্রে W = {w}-এ এই scheme-এর রেখা দেখো: ত্রুটি তোমার সহনসীমার ({tolerance:g}) ওপরে। "
+    if ref["errors"][key][i] > tol:
+        return say(False, f"চিত্রে W = {w}-এ এই scheme-এর রেখা দেখো: ত্রুটি তোমার সহনসীমার ({tol:g}) ওপরে। "
                           "কোন কোন রেখা তার নিচে থাকে?" + own)
     return say(False, f"W = {w}-এ এটা সহনসীমার মধ্যে, কিন্তু আরও সস্তা কোনো scheme-ও কি মধ্যে থাকে? ক্রমটা: আগে "
                       "তারে উপাদানপ্রতি বাইট; সমান হলে সাধারণ ring (direct নয়); তাও সমান হলে বাড়তি ভাগ ছাড়া।" + own)

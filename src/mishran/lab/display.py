@@ -12,7 +12,7 @@ import re
 import textwrap
 from collections.abc import Iterable
 
-from mishran.checks import as_bool, positive_int
+from mishran.checks import as_bool
 
 __all__ = ["table_html", "show_table", "source_text", "source_html", "show_source", "Rich", "wrap_text",
            "print_wrapped"]
@@ -54,8 +54,8 @@ def _cell(value, tag: str, style: str, escape: bool) -> str:
 
 
 def _rows(rows, header, caption, escape) -> tuple:
-    """সারি (ঘরের তালিকার তালিকা), শিরোনাম (ঘরের তালিকা বা None), caption আর escape যাচাই করে; সারি আর শিরোনাম
-    list-এ আনে।"""
+    """show_table-এর দরজা: সারি (ঘরের তালিকার তালিকা, সবগুলো সমান লম্বা), শিরোনাম (ঘরের তালিকা বা None), caption আর
+    escape যাচাই করে; সারি আর শিরোনাম list-এ আনে।"""
     given = rows
     rows = list(rows) if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes)) \
         and getattr(rows, "ndim", 1) else None
@@ -69,7 +69,12 @@ def _rows(rows, header, caption, escape) -> tuple:
     escape = as_bool(escape, "escape")
     if caption is not None and not isinstance(caption, str):
         raise TypeError(f"caption হবে লেখা বা None (caption must be a str or None); পেয়েছি {caption!r}")
-    return [list(r) for r in rows], None if header is None else list(header)
+    rows, header = [list(r) for r in rows], None if header is None else list(header)
+    width = len(header) if header is not None else max((len(r) for r in rows), default=0)
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise ValueError(f"সারি {i}-এ {len(r)}টি ঘর, শিরোনামে {width}টি (row length differs from header)")
+    return rows, header
 
 
 def table_html(rows, header=None, caption: str | None = None, escape: bool = True) -> str:
@@ -77,11 +82,6 @@ def table_html(rows, header=None, caption: str | None = None, escape: bool = Tru
 
     escape=False দিলে ঘরের লেখা HTML হিসেবে বসে (যেমন রং-করা বিট); তখন লেখা নিরাপদ কি না তোমার দায়িত্ব।
     """
-    rows, header = _rows(rows, header, caption, escape)
-    width = len(header) if header is not None else max((len(r) for r in rows), default=0)
-    for i, r in enumerate(rows):
-        if len(r) != width:
-            raise ValueError(f"সারি {i}-এ {len(r)}টি ঘর, শিরোনামে {width}টি (row length differs from header)")
     parts = ["<table style='border-collapse:collapse;margin:6px 0'>"]
     if caption:
         parts.append(f"<caption style='text-align:left;padding:4px 0'>{html.escape(caption)}</caption>")
@@ -117,14 +117,7 @@ def source_text(obj, start: str | None = None, end: str | None = None) -> str:
     (যেমন DeepSpeed) লম্বা function-এর একটি অংশের জন্য: start লেখা প্রথম লাইন থেকে তার পরের end লেখা লাইন পর্যন্ত;
     লাইব্রেরি বদলে লাইনটি না থাকলে বাংলা + English ভুলবার্তা, চুপচাপ অন্য কিছু দেখানো নয়।
     """
-    for marker, name in ((start, "start"), (end, "end")):
-        if marker is not None and not isinstance(marker, str):
-            raise TypeError(f"{name} হবে লেখা (str) বা None ({name} must be a str or None); পেয়েছি {marker!r}")
-    try:
-        code = obj if isinstance(obj, str) else inspect.getsource(obj)
-    except (TypeError, OSError):
-        raise TypeError(f"source পাওয়া গেল না (no source code): obj হবে function, class, method বা module; পেয়েছি "
-                        f"{obj!r}") from None
+    code = obj if isinstance(obj, str) else inspect.getsource(obj)
     lines = code.splitlines()
     first = 0 if start is None else _line_with(lines, start, 0, obj)
     last = len(lines) - 1 if end is None else _line_with(lines, end, first + (start is not None), obj)
@@ -160,7 +153,14 @@ def show_source(obj, start: str | None = None, end: str | None = None) -> None:
     """
     from IPython.display import display
 
-    code = source_text(obj, start, end)
+    for marker, name in ((start, "start"), (end, "end")):
+        if marker is not None and not isinstance(marker, str):
+            raise TypeError(f"{name} হবে লেখা (str) বা None ({name} must be a str or None); পেয়েছি {marker!r}")
+    try:
+        code = source_text(obj, start, end)
+    except (TypeError, OSError):
+        raise TypeError(f"source পাওয়া গেল না (no source code): obj হবে function, class, method বা module; পেয়েছি "
+                        f"{obj!r}") from None
     display(Rich(source_html(code), code))
 
 
@@ -169,11 +169,6 @@ def wrap_text(text, width: int = 96, indent: str = "") -> str:
 
     আগের লাইন-ভাঙা (\\n) যেমন আছে থাকে; পরের লাইনগুলো indent দিয়ে শুরু হয়।
     """
-    import textwrap
-
-    width = positive_int(width, "width")
-    if not isinstance(indent, str):
-        raise TypeError(f"indent হবে লেখা (str), যেমন '  ' (indent must be a str); পেয়েছি {indent!r}")
     lines = []
     for line in str(text).split("\n"):
         lead = line[:len(line) - len(line.lstrip())]

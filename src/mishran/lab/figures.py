@@ -3,29 +3,21 @@
 setup_bengali() একবার ডাকলেই হয়: Hind Siliguri ফন্ট (fontpkg-hind-siliguri প্যাকেজ থেকে) যোগ করে, Latin
 অক্ষরের জন্য DejaVu Sans রাখে, আর projector-এ পড়ার মতো বড় লেখা ঠিক করে। বাংলা যুক্তাক্ষর ও কার-চিহ্ন
 ঠিকভাবে জোড়া লাগাতে (text shaping) matplotlib 3.11 বা নতুন লাগে; 3.10 অক্ষরগুলো ভেঙে দেখায়।
-এখানে পাঠ ০০–০২-এর চিত্র; পাঠ ০৩–০৯-এরগুলো mishran.lab.figures-এ, আর এখান থেকেও import করা যায়। প্রতিটি চিত্রের
-ইনপুট আঁকার আগেই যাচাই হয় (mishran.lab.figures.checked), ভুল হলে বাংলা বার্তায়।
 
-পাঠ ০৩–০৯-এর চিত্র: প্রশিক্ষণের loss আর scale, গতি, মেমরির খাতা, FP8, capstone, যোগাযোগের precision (বাংলা লেখাসহ matplotlib)।
-
-লেখা বাংলায় দেখাতে আগে mishran.lab.figures.setup_bengali() ডাকো। প্রতিটি ফাংশন একটি Figure ফেরত দেয়; ইনপুট যাচাই হয়
-আঁকার আগেই (mishran.lab.figures.checked), ভুল হলে বাংলা বার্তায়। পাঠগুলো এগুলো mishran.lab.figures থেকেও import করে।
+চিত্রগুলো পাঠ ধরে সাজানো: বিট আর rounding (০০–০১), gradient-এর histogram আর loss scale (০২), প্রশিক্ষণের loss আর
+scale, গতি, মেমরির খাতা, FP8, capstone, যোগাযোগের precision (০৩–০৯)। প্রতিটি ফাংশন একটি Figure (বা Axes) ফেরত দেয়।
+ইনপুট আসে পাঠের নিজের হিসাব থেকে, তাই এখানে যাচাই নেই: চিত্র তার ডাকনেওয়ালাকে বিশ্বাস করে।
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import math
-import numbers
-import re
 
 import matplotlib
 from matplotlib import font_manager
 
-from mishran.checks import finite_float
 from mishran.versions import version_at_least
 
-__all__ = ["checked", "setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "EVENT_STYLE", "ZERO_LOG2",
+__all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATPLOTLIB", "EVENT_STYLE", "ZERO_LOG2",
            "INF_LOG2", "STATE_COLORS", "STATE_NAMES", "BAND_STYLE", "LEDGER_COLORS", "STEP_COLORS", "STEP_LABELS",
            "bit_layout_bars", "model_state_bars", "bit_fields_figure", "rounding_error_figure", "log2_hist",
            "scale_sweep_figure", "scale_panels_figure", "scale_log2", "draw_timeline", "timeline_figure",
@@ -33,136 +25,6 @@ __all__ = ["checked", "setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "MIN_MATP
            "zero_per_gpu_figure", "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure",
            "step_breakdown_figure", "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure",
            "overfitting_figure", "capstone_scale_figure", "comm_error_figure", "COMM_STYLES"]
-
-
-_BENGALI = re.compile(r"[\u0980-\u09FF]")
-LOG2_LIMIT = 1100          # 2^k-এর k: float64-এর সীমা 2^1024, আর scale 0/inf আঁকার দাগ (±1030) এর মধ্যেই
-
-
-def _real(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
-
-
-def _finite(v) -> bool:
-    try:
-        return _real(v) and math.isfinite(v)
-    except OverflowError:                        # 2**2000-এর মতো পূর্ণসংখ্যা float-এ আঁটে না
-        return False
-
-
-def _numbers(v) -> bool:
-    """সংখ্যার list/tuple/range, বা 1-D tensor/array; NaN চলে (যেমন থেমে যাওয়া FP16 run-এর loss)।"""
-    if hasattr(v, "ndim") and hasattr(v, "tolist"):
-        return v.ndim == 1 and len(v) > 0 and all(_real(x) for x in v.tolist())
-    return isinstance(v, (list, tuple, range)) and len(v) > 0 and all(_finite(x) or _real(x) and math.isnan(x)
-                                                                      for x in v)
-
-
-def _axes(v) -> bool:
-    from matplotlib.axes import Axes
-    return isinstance(v, Axes)
-
-
-def _color(v) -> bool:
-    from matplotlib.colors import is_color_like
-    return isinstance(v, (str, tuple)) and is_color_like(v)
-
-
-def _format(v) -> bool:
-    from mishran.numerics.formats import FORMATS
-    return isinstance(v, str) and v in FORMATS
-
-
-def _tensor(v) -> bool:
-    import torch
-    return isinstance(v, torch.Tensor) and v.numel() > 0 and not v.is_complex()
-
-
-def _train_log(v) -> bool:
-    """mishran.engines.amp.TrainLog-এর মতো: steps, scales, skipped তিনটি list, steps অখালি।"""
-    parts = [getattr(v, name, None) for name in ("steps", "scales", "skipped")]
-    return all(isinstance(p, (list, tuple)) for p in parts) and len(parts[0]) > 0
-
-
-# ধরন → (যাচাই, বাংলায় কী চাই, ইংরেজিতে কী চাই, ভুলের শ্রেণি)
-KINDS = {
-    "axes": (_axes, "matplotlib-এর একটি Axes, যেমন fig, ax = plt.subplots()-এর ax", "a matplotlib Axes", TypeError),
-    "text": (lambda v: isinstance(v, str), "লেখা (str)", "a str", TypeError),
-    "number": (_finite, "একটি সসীম সংখ্যা", "a finite number", ValueError),
-    "positive": (lambda v: _finite(v) and v > 0, "একটি ধনাত্মক সসীম সংখ্যা", "a positive finite number", ValueError),
-    "log2": (lambda v: _finite(v) and abs(v) <= LOG2_LIMIT, f"2-এর ঘাত k, |k| ≤ {LOG2_LIMIT}",
-             f"an exponent k of 2 with |k| <= {LOG2_LIMIT}", ValueError),
-    "step": (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and 0 <= v <= 2 ** 53,
-             "ধাপের নম্বর, 0 বা ধনাত্মক পূর্ণসংখ্যা", "a step number (an integer >= 0)", ValueError),
-    "width": (lambda v: _finite(v) and 0 < v <= 50, "রেখার চওড়া, 0-এর বেশি আর 50-এর মধ্যে",
-              "a line width in (0, 50]", ValueError),
-    "bool": (lambda v: isinstance(v, bool), "True বা False", "True or False", TypeError),
-    "color": (_color, "matplotlib-এর একটি রং, যেমন '#1f77b4' বা 'red'", "a matplotlib color", ValueError),
-    "format": (_format, "একটি ফরম্যাটের নাম, যেমন 'fp16'", "a format name", ValueError),
-    "numbers": (_numbers, "সংখ্যার একটি অখালি list (বা 1-D tensor)", "a non-empty list of numbers", TypeError),
-    "sequence": (lambda v: isinstance(v, (list, tuple)) and len(v) > 0, "একটি অখালি list বা tuple",
-                 "a non-empty list or tuple", TypeError),
-    "items": (lambda v: isinstance(v, (list, tuple)), "একটি list বা tuple (খালিও চলে)", "a list or tuple",
-              TypeError),
-    "dict": (lambda v: isinstance(v, dict), "একটি dict (খালিও চলে)", "a dict", TypeError),
-    "mapping": (lambda v: isinstance(v, dict) and len(v) > 0, "একটি অখালি dict", "a non-empty dict", TypeError),
-    "tensor": (_tensor, "সংখ্যার একটি অখালি tensor", "a non-empty numeric tensor", TypeError),
-    "trainlog": (_train_log, "train()-এর ফল, একটি TrainLog (steps, scales, skipped সহ)",
-                 "a TrainLog from mishran.engines.amp.train()", TypeError),
-    "range": (lambda v: isinstance(v, (list, tuple)) and len(v) == 2 and all(_finite(x) for x in v)
-              and 0 < v[1] - v[0] <= 2 * LOG2_LIMIT, "(নিচ, ওপর) জোড়া, নিচ < ওপর",
-              "a (low, high) pair with low < high", ValueError),
-}
-
-
-def _check(where: str, name: str, value, kind: str) -> None:
-    optional = kind.endswith("?")
-    if optional and value is None:
-        return
-    ok, bengali, english, error = KINDS[kind.rstrip("?")]
-    if not ok(value):
-        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "…"
-        raise error(f"{where}: {name} হবে {bengali}{' বা None' if optional else ''} ({name} must be {english}"
-                    f"{' or None' if optional else ''}); পেয়েছি {shown}")
-
-
-def checked(**kinds):
-    """চিত্রের ফাংশনের ইনপুট যাচাই: `@checked(ax="axes", title="text", scale="positive", color="color?")`।
-
-    ধরনের নাম KINDS থেকে; শেষে '?' মানে None-ও চলে। ভেতরের গড়ন না মিললে বাংলা বার্তায় ValueError।
-    """
-    for name, kind in kinds.items():
-        if not isinstance(kind, str) or kind.rstrip("?") not in KINDS:
-            raise ValueError(f"{name}-এর অচেনা ধরন {kind!r} (unknown kind); চেনা: {', '.join(KINDS)}")
-
-    def wrap(fn):
-        signature = inspect.signature(fn)
-        unknown = [name for name in kinds if name not in signature.parameters]
-        if unknown:
-            raise ValueError(f"{fn.__name__}()-এর এমন কোনো ইনপুট নেই (no such parameter): {', '.join(unknown)}")
-        where = f"{fn.__name__}()"
-        wants = (inspect.getdoc(fn) or "").split("\n")[0]
-
-        @functools.wraps(fn)
-        def call(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            for name, kind in kinds.items():
-                _check(where, name, bound.arguments[name], kind)
-            import matplotlib.pyplot as plt
-            before = set(plt.get_fignums())
-            try:
-                return fn(*bound.args, **bound.kwargs)
-            except (KeyError, IndexError, AttributeError, TypeError, ValueError, ZeroDivisionError, OverflowError,
-                    RuntimeError) as err:
-                for number in set(plt.get_fignums()) - before:      # অর্ধেক আঁকা চিত্র নোটবুকে না দেখাক
-                    plt.close(number)
-                if isinstance(err, (TypeError, ValueError)) and _BENGALI.search(str(err)):
-                    raise                                            # কোর্সের নিজের বার্তা: যেমন আছে
-                raise ValueError(f"{where}: ইনপুটের গড়ন মেলেনি (unexpected input: {type(err).__name__}: "
-                                 f"{str(err)[:200]}); এই ফাংশন চায়: {wants}") from err
-        return call
-    return wrap
 
 
 BENGALI_FONT = "Hind Siliguri"
@@ -173,9 +35,6 @@ FIELD_COLORS = {"sign": "#d62728", "exponent": "#1f77b4", "mantissa": "#2ca02c"}
 
 def setup_bengali(font_size: float = 13) -> str:
     """matplotlib-কে বাংলার জন্য তৈরি করে; ব্যবহৃত ফন্টের নাম ফেরত দেয়।"""
-    font_size = finite_float(font_size, "font_size", minimum=4.0)
-    if font_size > 72:
-        raise ValueError(f"font_size হবে 4 থেকে 72-এর মধ্যে (font_size must be at most 72); পেয়েছি {font_size:g}")
     if not version_at_least(matplotlib.__version__, ".".join(map(str, MIN_MATPLOTLIB))):
         raise RuntimeError(
             f"matplotlib {matplotlib.__version__} বাংলা যুক্তাক্ষর জোড়া দিতে পারে না (no complex text shaping); "
@@ -207,7 +66,6 @@ STATE_NAMES = {"weights": "ওজন (weights)", "gradients": "gradient", "maste
                "adam": "Adam-এর দুই moment"}
 
 
-@checked(ax="axes", formats="items?")
 def bit_layout_bars(ax, formats=None):
     """পাঠ ০০: প্রতিটি ফরম্যাটে একটি সংখ্যার বিট — চিহ্ন, exponent, mantissa স্তূপ করে; TF32-এর বাকি বিট
     (মেমরিতে FP32 হিসেবে থাকে) ধূসর ডোরায়। ax ফেরত দেয়।"""
@@ -235,7 +93,6 @@ def bit_layout_bars(ax, formats=None):
     return ax
 
 
-@checked(ax="axes", recipes="mapping")
 def model_state_bars(ax, recipes: dict):
     """পাঠ ০০: Adam-সহ প্রশিক্ষণে প্রতি প্যারামিটারে model state-এর বাইট, রেসিপি অনুযায়ী স্তূপ করে।
 
@@ -258,7 +115,6 @@ def model_state_bars(ax, recipes: dict):
 
 
 # ---------------------------------------------------------------- পাঠ ০১: বিট আর rounding-এর চিত্র
-@checked(names="sequence")
 def bit_fields_figure(names=("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3")):
     """পাঠ ০১: প্রতিটি ফরম্যাটের বিট এক সারিতে, প্রতিটি বিট একটি রঙিন খোপ; TF32-এর যে ১৩টি বিট matmul ফেলে দেয়
     সেগুলো ধূসর ডোরায়। Figure ফেরত দেয়।"""
@@ -294,7 +150,6 @@ def bit_fields_figure(names=("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4
     return fig
 
 
-@checked(x="tensor", colors="dict?")
 def rounding_error_figure(x, colors=None):
     """পাঠ ০১: x-এর প্রতিটি সংখ্যা FP16 আর BF16-এ round করার আপেক্ষিক ত্রুটি (লগ-লগ), দুই ফরম্যাটের তল আর
     max-এর দাগ, আর eps/2-এর অনুভূমিক রেখা। x: float64 tensor। Figure ফেরত দেয়।"""
@@ -330,7 +185,6 @@ BAND_STYLE = {"underflow_to_zero": ("#bdbdbd", "শূন্যে মুছে 
               "normal": ("#c7e9c0", "normal"), "overflow": ("#fcbba1", "overflow")}
 
 
-@checked(ax="axes", title="text", scale="positive", color="color", fmt="format", xlim="range")
 def log2_hist(ax, tensors, title, scale=1.0, color="#1f4e79", fmt="fp16", xlim=(-52, 22)):
     """পাঠ ০২: log₂|g|-এর histogram, পেছনে fmt-এর চার এলাকা (শূন্যে round, subnormal, normal, overflow) আর প্রতিটির
     ভাগ; scale দিলে সব মান scale দিয়ে গুণ করা ধরে নেয়। underflow_report ফেরত দেয়।"""
@@ -357,7 +211,6 @@ def log2_hist(ax, tensors, title, scale=1.0, color="#1f4e79", fmt="fp16", xlim=(
     return rep
 
 
-@checked(ks="numbers", sweep="mapping", k_best="log2")
 def scale_sweep_figure(ks, sweep: dict, k_best: int):
     """পাঠ ০২: scale 2^k-এর সঙ্গে শূন্যে round, subnormal আর overflow-এর ভাগ, দুই প্যানেলে (sweep["w"], sweep["a"]:
     প্রতিটি k-এর underflow_report); বেছে নেওয়া k সবুজ দাগে। Figure ফেরত দেয়।"""
@@ -382,7 +235,6 @@ def scale_sweep_figure(ks, sweep: dict, k_best: int):
     return fig
 
 
-@checked(panels="sequence", line_at_log2="log2", title="text")
 def scale_panels_figure(panels, line_at_log2: float, title: str):
     """পাঠ ০২: কয়েকটি scale-এর সময়রেখা পাশাপাশি (panels: [(simulate-এর সারি, শিরোনাম)]), বাদ-পড়া ধাপ লাল ×,
     line_at_log2-এ সবুজ দাগ। Figure ফেরত দেয়।"""
@@ -426,8 +278,6 @@ INF_LOG2 = 1030      # scale = inf (DeepSpeed-এর float বাড়তে �
 def scale_log2(scale: float) -> float:
     """log₂(scale), কিন্তু scale 0 হলে (FP32 underflow) ZERO_LOG2, inf হলে INF_LOG2 — log-এ এ দুটো আঁকা যায় না
     (পাঠ ০২)।"""
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or scale < 0 or scale != scale:
-        raise ValueError(f"scale হবে 0 বা ধনাত্মক একটি সংখ্যা (a scale >= 0), যেমন 2**16; পেয়েছি {str(scale)[:60]}")
     if scale == 0:
         return ZERO_LOG2
     try:
@@ -437,7 +287,6 @@ def scale_log2(scale: float) -> float:
     return math.log2(value) if math.isfinite(value) else INF_LOG2
 
 
-@checked(rows="items", ax="axes?", label="text?", color="color", events="bool", ls="text", lw="width")
 def draw_timeline(rows: list[dict], ax=None, label: str | None = None, color: str = "#1f77b4",
                   events: bool = True, ls: str = "-", lw: float = 2):
     """scale-এর সময়রেখা আঁকে (log₂ অক্ষে), overflow/বাড়া/hysteresis চিহ্নসহ; ax ফেরত দেয় (পাঠ ০২)।
@@ -477,7 +326,6 @@ def draw_timeline(rows: list[dict], ax=None, label: str | None = None, color: st
     return ax
 
 
-@checked(rows="items", title="text", overflow_above_log2="log2?")
 def timeline_figure(rows: list[dict], title: str, overflow_above_log2: int | None = None):
     """পাঠ ০২-এর simulator-এর চিত্র: সময়রেখা, overflow-সীমার দাগ, আর legend চিত্রের বাইরে ডানে
     (scale নামলেও রেখা ঢাকে না); Figure ফেরত দেয়।"""
@@ -497,7 +345,6 @@ def timeline_figure(rows: list[dict], title: str, overflow_above_log2: int | Non
 
 # ---------------------------------------------------------------- পাঠ ০৩–০৫: প্রশিক্ষণ, গতি, ZeRO
 
-@checked(losses="mapping", device="text", styles="dict?")
 def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
     """পাঠ ০৩: একই মডেলের FP32/FP16/BF16 loss (বাঁয়ে) আর FP32-এর থেকে পার্থক্য (ডানে); Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -526,7 +373,6 @@ def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
     return fig
 
 
-@checked(straight="trainlog", resumed="trainlog", forgot="trainlog", checkpoint_step="step")
 def scale_resume_figure(straight, resumed, forgot, checkpoint_step: int):
     """পাঠ ০৩: একটানা, scaler-সহ resume আর scaler ভুলে resume — তিনটি TrainLog-এর loss scale; Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -549,7 +395,6 @@ def scale_resume_figure(straight, resumed, forgot, checkpoint_step: int):
     return fig
 
 
-@checked(result="mapping")
 def bench_figure(result: dict):
     """পাঠ ০৩: mishran.measure.bench.run()-এর ফল — প্রতি mode-এ এক ধাপের সময় (আর GPU-তে সর্বোচ্চ মেমরি); Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -573,7 +418,6 @@ def bench_figure(result: dict):
     return fig
 
 
-@checked(sizes="numbers", saved_bytes="numbers", fixed_bytes="number", device="text", peak_bytes="items?")
 def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_bytes=None):
     """পাঠ ০৪: micro-batch-এর মাপ বনাম activation-এর বাইট (আর GPU-তে CUDA peak), পাশে স্থির ভাগ; Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -592,7 +436,6 @@ def activation_memory_figure(sizes, saved_bytes, fixed_bytes, device: str, peak_
     return fig
 
 
-@checked(bytes_per_weight="mapping", gpus="numbers", measured_per_weight="number")
 def zero_per_gpu_figure(bytes_per_weight: dict, gpus, measured_per_weight: float):
     """পাঠ ০৫: ZeRO stage আর GPU-র সংখ্যায় ওজনপ্রতি বাইট; bytes_per_weight = {stage: [N-প্রতি মান]}; Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -623,7 +466,6 @@ LEDGER_COLORS = {"parameters": "#1f77b4", "gradients": "#ff7f0e", "master_weight
                  "optimizer_state": "#2ca02c", "activations": "#d62728", "cast_cache": "#8c564b"}
 
 
-@checked(ledgers="sequence", title="text")
 def ledger_figure(ledgers, title: str):
     """পাঠ ০৬: কয়েকটি mode-এর মেমরির খাতা, খাত ধরে স্তূপ করা দণ্ড (MiB); CUDA-তে মাপা সর্বোচ্চ মেমরি কালো দাগে।
 
@@ -653,8 +495,6 @@ def ledger_figure(ledgers, title: str):
     return fig
 
 
-@checked(batch_sizes="numbers", batch_bytes="numbers", seq_lens="numbers", seq_bytes="numbers",
-         model_state_bytes="number", device="text")
 def activation_growth_figure(batch_sizes, batch_bytes, seq_lens, seq_bytes, model_state_bytes, device: str):
     """পাঠ ০৬: activation-এর বাইট ব্যাচের মাপ আর sequence-এর দৈর্ঘ্যের সঙ্গে; model state স্থির দাগ। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -675,7 +515,6 @@ def activation_growth_figure(batch_sizes, batch_bytes, seq_lens, seq_bytes, mode
     return fig
 
 
-@checked(seq_lens="numbers", plain_bytes="numbers", ckpt_bytes="numbers", device="text", ylabel="text")
 def checkpoint_figure(seq_lens, plain_bytes, ckpt_bytes, device: str, ylabel: str = "activation (MiB)"):
     """পাঠ ০৬: sequence-এর দৈর্ঘ্য বনাম মেমরি, activation checkpointing ছাড়া ও সহ। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -692,7 +531,6 @@ def checkpoint_figure(seq_lens, plain_bytes, ckpt_bytes, device: str, ylabel: st
     return fig
 
 
-@checked(sparsities="numbers", losses="numbers", baseline_loss="number", semi_structured_loss="number?")
 def pruning_figure(sparsities, losses, baseline_loss: float, semi_structured_loss: float | None = None):
     """পাঠ ০৬: pruning-এর মাত্রা (শূন্যের ভাগ) বনাম held-out loss; pruning-হীন loss দাগে। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -715,7 +553,6 @@ STEP_LABELS = {"matmul": "matmul (tensor core)", "attention": "attention", "opti
                "other": "বাকি: elementwise, norm, cast"}
 
 
-@checked(profiles="sequence", title="text")
 def step_breakdown_figure(profiles, title: str):
     """পাঠ ০৭: প্রতিটি mode-এ এক ধাপের সময় ভাগে ভাগে (profiler.profile_step-এর ফল), আড়াআড়ি স্তূপ। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -739,7 +576,6 @@ def step_breakdown_figure(profiles, title: str):
     return fig
 
 
-@checked(values="tensor", scale="positive", fmt="format", title="text")
 def fp8_scaling_figure(values, scale: float, fmt: str = "fp8_e4m3", title: str = ""):
     """পাঠ ০৭: |x|-এর log2 বিন্যাস, scale-এর আগে আর পরে, FP8-এর normal ও subnormal এলাকা ছায়া দিয়ে। Figure ফেরত দেয়।"""
     import math
@@ -769,7 +605,6 @@ def fp8_scaling_figure(values, scale: float, fmt: str = "fp8_e4m3", title: str =
     return fig
 
 
-@checked(widths="mapping", title="text")
 def fp8_speed_figure(widths: dict, title: str):
     """পাঠ ০৭: প্রতিটি d_model-এ compiled BF16-এর তুলনায় FP8-এর গতি (×); widths = {d: {mode: step_s}}। Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -798,7 +633,6 @@ def fp8_speed_figure(widths: dict, title: str):
 
 # ---------------------------------------------------------------- পাঠ ০৮: capstone-এর চিত্র
 
-@checked(curves="mapping", bigram_bpc="number", title="text")
 def capstone_curves_figure(curves: dict, bigram_bpc: float, title: str):
     """পাঠ ০৮: held-out bits per character বনাম step, কয়েকটি run আর bigram-এর রেখা; curves = {নাম: [{step, bpc}]}।"""
     import matplotlib.pyplot as plt
@@ -816,15 +650,12 @@ def capstone_curves_figure(curves: dict, bigram_bpc: float, title: str):
     return fig
 
 
-@checked(runs="mapping", title="text")
 def overfitting_figure(runs: dict, title: str):
     """পাঠ ০৮: একই মডেল কয়েকটি সংকলনে — train (ভাঙা রেখা) আর held-out (টানা রেখা) bpc বনাম step, সেরা
     held-out-এ তারা; runs = {নাম: [{step, bpc, train_bpc}]}। দুই রেখার ফাঁক বাড়া আর held-out-এর উঠে যাওয়া = overfitting।"""
     import matplotlib.pyplot as plt
 
     palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd"]
-    if not 1 <= len(runs) <= len(palette):
-        raise ValueError(f"runs-এ ১ থেকে {len(palette)}টি run দাও (1 to {len(palette)} runs); পেয়েছি {len(runs)}টি")
     fig, ax = plt.subplots(figsize=(9, 4.8))
     for i, ((name, points), color) in enumerate(zip(runs.items(), palette, strict=False)):
         steps = [p["step"] for p in points]
@@ -843,7 +674,6 @@ def overfitting_figure(runs: dict, title: str):
     return fig
 
 
-@checked(scales="numbers", skipped="items", start_step="step", title="text")
 def capstone_scale_figure(scales, skipped, start_step: int = 0, title: str = ""):
     """পাঠ ০৮: FP16 run-এর loss scale প্রতি step-এ (লগ স্কেল), বাদ-পড়া ধাপ লাল বিন্দুতে; Figure ফেরত দেয়।"""
     import matplotlib.pyplot as plt
@@ -869,7 +699,6 @@ COMM_STYLES = {"fp32": ("#444444", "o", "FP32"), "bf16": ("#ff7f0e", "s", "BF16 
 """পাঠ ০৯: communication.SCHEMES-এর প্রতিটি scheme-এর (রং, marker, লেবেল); অচেনা scheme পায় বাকি রংগুলো।"""
 
 
-@checked(sweep="mapping", tolerance="positive?", ax="axes?")
 def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
     """পাঠ ০৯: rank-এর সংখ্যা W বনাম গড় gradient-এর আপেক্ষিক ত্রুটি (log-log), প্রতিটি scheme-এর একটি রেখা, সঠিক গড়কে
     একবার BF16-এ round করার ত্রুটি ভাঙা রেখায়, আর চাইলে সহনসীমার রেখা; sweep = communication.error_sweep()-এর

@@ -16,7 +16,7 @@ import re
 import unicodedata
 import warnings
 
-from mishran.checks import as_bool, as_seed, finite_float
+from mishran.checks import finite_float
 from mishran.lab.display import table_html
 from mishran.lab.figures import EVENT_STYLE, FIELD_COLORS
 from mishran.numerics import formats
@@ -169,7 +169,6 @@ KIND_BN = {"normal": "normal", "subnormal": "subnormal", "zero": "শূন্�
 
 def explorer_html(text: str, fmts=DEFAULT_FORMATS) -> str:
     """ইনপুট লেখা থেকে HTML সারণি (প্রতি ঘরে padding); ভুল ইনপুটে বাংলায় বার্তা (পাঠ ০১)।"""
-    _format_list(fmts)                                   # ভুল fmts প্রোগ্রামের ভুল: বার্তা নয়, error
     try:
         value = parse_number(text)
     except ValueError as err:
@@ -201,6 +200,7 @@ def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
 
     if not isinstance(initial, str):
         raise TypeError(f"initial হবে বাক্সের শুরুর লেখা (a str), যেমন '0.1'; পেয়েছি {initial!r}")
+    _format_list(fmts)                                   # ভুল fmts প্রোগ্রামের ভুল: বাক্সের বার্তা নয়, error
 
     box = widgets.Text(value=initial, description="সংখ্যা:", continuous_update=False,
                        placeholder="যেমন 0.1, 65520, 1e-8, 2**-24")
@@ -218,28 +218,12 @@ def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
 # নিজে এখানে লেখা নেই — আসে mishran.numerics.scaling থেকে (DynamicLossScaler, DeepSpeedLossScaler, simulate)।
 
 POLICY_LABELS = {"pytorch": "PyTorch (torch.amp.GradScaler)", "deepspeed": "DeepSpeed (fp16 loss scaler)"}
-_ROW_KEYS = ("step", "scale", "found_inf", "stepped", "new_scale", "event", "error")
-
-
-def _policy(policy) -> str:
-    if not isinstance(policy, str) or policy not in POLICY_LABELS:
-        raise ValueError(f"অচেনা policy {policy!r} (unknown policy); বেছে নাও: {', '.join(POLICY_LABELS)}")
-    return policy
-
-
-def _timeline_rows(rows) -> list:
-    """simulate_timeline() বা scaling.simulate()-এর সারি কি না: প্রতিটি একটি dict, এই key-গুলো সহ।"""
-    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) and all(k in r for k in _ROW_KEYS)
-                                                      for r in rows):
-        raise TypeError("rows হবে simulate_timeline() বা scaling.simulate()-এর সারিগুলো (a list of timeline rows, "
-                        f"each a dict with {', '.join(_ROW_KEYS)}); পেয়েছি {str(rows)[:80]!r}")
-    return list(rows)
 
 
 def scaler_for_policy(policy: str, interval: int, hysteresis: int = 2, init_scale: float = 2.0 ** 16,
                       min_scale: float = 1.0):
     """policy অনুযায়ী mishran.numerics.scaling-এর scaler (পাঠ ০২)। interval = growth_interval বা loss_scale_window।"""
-    if _policy(policy) == "pytorch":
+    if policy == "pytorch":
         return DynamicLossScaler(init_scale=init_scale, growth_interval=interval)
     return DeepSpeedLossScaler(init_scale=init_scale, scale_window=interval, hysteresis=hysteresis,
                                min_scale=min_scale)
@@ -255,12 +239,6 @@ def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: 
     বড় হলেই (আসল প্রশিক্ষণের মতো: বড় scale-এ gradient FP16-এর max ছাড়ায়)।
     ফেরত দেয় simulate()-এর সারিগুলো: step, scale, found_inf, stepped, new_scale, event, message, error।
     """
-    if not 0.0 <= finite_float(p_overflow, "p_overflow") <= 1.0:
-        raise ValueError(f"p_overflow হবে 0 থেকে 1-এর মধ্যে একটি সম্ভাবনা (a probability); পেয়েছি {p_overflow!r}")
-    seed = as_seed(seed)
-    if overflow_above is not None:
-        overflow_above = finite_float(overflow_above, "overflow_above")
-
     def run(n):
         scaler = scaler_for_policy(policy, interval, hysteresis, init_scale, min_scale)
         rng = random.Random(seed)
@@ -289,7 +267,6 @@ def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: 
 
 def timeline_summary(rows: list[dict]) -> dict:
     """সময়রেখার সংক্ষেপ: কয়টি ধাপ, কয়টি বাদ, কয়বার বাড়ল/কমল, শেষ scale, থেমে গেল কি না।"""
-    rows = _timeline_rows(rows)
     events = [r["event"] for r in rows]
     return {"steps": len(rows), "overflows": sum(r["found_inf"] for r in rows),
             "skipped": sum(not r["stepped"] for r in rows), "grows": events.count("grow"),
@@ -309,7 +286,6 @@ def _pow2(x: float) -> str:
 
 def timeline_html(rows: list[dict], policy: str = "pytorch") -> str:
     """সময়রেখার সংক্ষেপ, এক অনুচ্ছেদ HTML (widget-এর নিচে দেখায়)।"""
-    policy = _policy(policy)
     s = timeline_summary(rows)
     if not rows:
         return "<p>কোনো ধাপ নেই (no steps)।</p>"
@@ -342,11 +318,6 @@ def simulator_view(policy: str, interval: int, hysteresis: int, p_overflow: floa
                    steps: int, seed: int, figure: bool = True):
     """simulator-এর একটি অবস্থা: (সারি, সারসংক্ষেপের HTML, চিত্র বা None) — widget যা দেখায় ঠিক তা (পাঠ ০২)।
     above_log2 = k মানে scale > 2^k হলেই overflow; 0 বা None: এমন সীমা নেই।"""
-    if above_log2 is not None and (isinstance(above_log2, bool) or not isinstance(above_log2, numbers.Integral)
-                                   or abs(above_log2) > 1000):
-        raise ValueError(f"above_log2 হবে একটি পূর্ণসংখ্যা k (scale > 2^k হলে overflow), |k| ≤ 1000, বা None "
-                         f"(an integer exponent or None); পেয়েছি {above_log2!r}")
-    figure = as_bool(figure, "figure")
     above = 2.0 ** above_log2 if above_log2 else None
     rows = simulate_timeline(policy, interval, hysteresis, p_overflow, steps, seed, overflow_above=above)
     fig = None
@@ -362,7 +333,8 @@ _ABOVE_CHOICES = range(8, 33)                    # "এর ওপরে সব�
 
 def _check_controls(policy, interval, hysteresis, p_overflow, steps, seed, above_log2) -> None:
     """loss_scale_simulator-এর শুরুর মানগুলো তার slider/তালিকার সীমার মধ্যে কি না; নইলে সীমা বলে ValueError।"""
-    _policy(policy)
+    if not isinstance(policy, str) or policy not in POLICY_LABELS:
+        raise ValueError(f"অচেনা policy {policy!r} (unknown policy); বেছে নাও: {', '.join(POLICY_LABELS)}")
     for name, value in (("interval", interval), ("hysteresis", hysteresis), ("steps", steps), ("seed", seed)):
         lo, hi = _SLIDERS[name]
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:

@@ -15,36 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
 
 import torch
 from torch import nn
 
-from mishran.checks import as_bool
-from mishran.engines.amp import tensor_pairs
+from mishran.numerics.error import relative_error
 
 __all__ = ["accumulation_error", "accumulation_errors", "fp64_reference", "compare_with_reference"]
-
-
-def _relative_error(got, reference) -> float:
-    """‖got − reference‖ / ‖reference‖, সব tensor মিলিয়ে, FP64-এ।"""
-    pairs = zip(got, reference, strict=True)
-    diff = sum(float(((g.detach().double().reshape(-1) - r.reshape(-1)) ** 2).sum()) for g, r in pairs)
-    norm = sum(float((r ** 2).sum()) for r in reference)
-    return math.sqrt(diff / norm) if norm > 0 else math.sqrt(diff)
-
-
-def _engine(engine):
-    if not callable(getattr(engine, "gradient_accumulation_steps", None)):
-        raise TypeError(f"engine হবে deepspeed_engine.initialize(...)-এর DeepSpeed engine "
-                        f"(engine must be a DeepSpeedEngine); পেয়েছি {engine!r}")
-    return engine
-
-
-def _module(module):
-    if not isinstance(module, nn.Module):
-        raise TypeError(f"model হবে একটি torch.nn.Module (model must be a torch.nn.Module); পেয়েছি {module!r}")
-    return module
 
 
 def accumulation_error(engine, micro_batches) -> dict:
@@ -60,8 +37,8 @@ def accumulation_error(engine, micro_batches) -> dict:
     """
     from deepspeed.utils import safe_get_full_grad
 
-    micro_batches = tensor_pairs(micro_batches)
-    k = _engine(engine).gradient_accumulation_steps()
+    micro_batches = list(micro_batches)
+    k = engine.gradient_accumulation_steps()
     if len(micro_batches) != k:
         raise ValueError(f"micro-batch {len(micro_batches)}টি, কিন্তু engine-এর gradient_accumulation_steps {k} "
                          "(one optimizer step needs exactly gradient_accumulation_steps micro-batches)।")
@@ -85,7 +62,7 @@ def accumulation_error(engine, micro_batches) -> dict:
         for handle in handles:
             handle.remove()
     used = [(g, s) for g, s in zip(accumulated, sums, strict=True) if s is not None]
-    error = _relative_error([g for g, _ in used], [s for _, s in used])
+    error = relative_error([g for g, _ in used], [s for _, s in used])
     engine.step()
     return {"k": k, "error": error, "accumulate_dtype": engine.get_data_types()[1],
             "communication_dtype": engine.communication_data_type, "optimizer": type(engine.optimizer).__name__}
@@ -98,11 +75,7 @@ def accumulation_errors(engine, micro_batches, ks) -> dict:
     জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
     (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
     """
-    micro_batches, engine = tensor_pairs(micro_batches), _engine(engine)
-    if isinstance(ks, (str, bytes, torch.Tensor)) or not hasattr(ks, "__iter__") or not all(
-            isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
-        raise TypeError(f"ks হবে ধনাত্মক পূর্ণসংখ্যার তালিকা, যেমন [64, 16, 4] (ks must be positive integers); "
-                        f"পেয়েছি {ks!r}")
+    micro_batches = list(micro_batches)
     out = {}
     for k in sorted(set(ks), reverse=True):
         if len(micro_batches) < k or engine.micro_steps % k:
@@ -116,9 +89,6 @@ def accumulation_errors(engine, micro_batches, ks) -> dict:
 
 def fp64_reference(model: nn.Module, batches) -> dict:
     """model-এর একটি FP64 কপিতে (একই ওজন, model বদলায় না): প্রতিটি ব্যাচের loss, আর প্রথম ব্যাচের gradient (পাঠ ০৫)।"""
-    batches, model = tensor_pairs(batches, "batches"), _module(model)
-    if not batches:
-        raise ValueError("অন্তত একটি (x, y) ব্যাচ দাও (at least one batch is needed)")
     ref = copy.deepcopy(model).double()
     losses = []
     for i, (x, y) in enumerate(batches):
@@ -141,12 +111,6 @@ def compare_with_reference(forward, module: nn.Module, batches, reference: dict,
     ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
     gradients=False হলে None)}।
     """
-    batches, module = tensor_pairs(batches, "batches"), _module(module)
-    if not batches or not callable(forward) or not (backward is None or callable(backward)) or not callable(context) \
-            or not isinstance(reference, dict) or not {"losses", "grads"} <= set(reference):
-        raise TypeError("forward, context (আর backward থাকলে) function হবে, batches খালি নয়, reference হবে "
-                        "fp64_reference-এর dict (forward/context must be callable, reference from fp64_reference)")
-    gradients = as_bool(gradients, "gradients")
     errors, grad_error = [], None
     for i, (x, y) in enumerate(batches):
         first = i == 0
@@ -156,6 +120,6 @@ def compare_with_reference(forward, module: nn.Module, batches, reference: dict,
             dtypes = dict(module.dtypes)
         if first and gradients:
             (backward or (lambda value: value.backward()))(loss)
-            grad_error = _relative_error([p.grad for p in module.parameters()], reference["grads"])
+            grad_error = relative_error([p.grad for p in module.parameters()], reference["grads"])
         errors.append(abs(loss.item() - reference["losses"][i]))
     return {"dtypes": dtypes, "loss_error": sum(errors) / len(errors), "grad_error": grad_error}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from mishran.checks import finite_float, positive_int
 from mishran.hardware import peak_tflops
 from mishran.models.gpt import TinyGPT
-from mishran.precision import check as check_precision
 
 __all__ = ["flops_per_token", "peak_tflops_for", "mfu"]
 
@@ -15,16 +14,14 @@ def flops_per_token(model: TinyGPT) -> int:
 
     N থেকে অবস্থানের embedding বাদ (ওটা matmul নয়); বাঁধা অক্ষর-embedding lm_head-এ matmul, তাই গোনা।
     """
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model হবে একটি TinyGPT (model must be a TinyGPT); পেয়েছি {model!r}")
     c = model.config
     n = model.num_parameters() - model.transformer.wpe.weight.numel()
     return 6 * n + 12 * c.n_layer * c.block_size * c.n_embd
 
 
 def peak_tflops_for(device_name: str, precision: str) -> float | None:
-    """এই GPU-র নাম আর precision-এ dense সর্বোচ্চ TFLOP/s (mishran.hardware.peak_tflops); অজানা হলে None (পাঠ ০৮)।"""
-    return peak_tflops(device_name)[1].get(check_precision(precision))
+    """এই GPU-র নাম আর precision-এর নামে (mishran.precision.NAMES) dense সর্বোচ্চ TFLOP/s; অজানা হলে None (পাঠ ০৮)।"""
+    return peak_tflops(device_name)[1].get(precision)
 
 
 def mfu(flops: float, seconds: float, peak_tflops_per_gpu: float | None, world_size: int = 1) -> float | None:

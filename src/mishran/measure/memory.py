@@ -7,33 +7,35 @@ activation গোনা হয় torch.autograd.graph.saved_tensors_hooks দ�
 পাশে allocator-এর মাপা সর্বোচ্চ মেমরিও (torch.cuda.max_memory_allocated) থাকে।
 
     from mishran.measure.memory import measure_step
-    led = measure_step(model, (x, y), mode="amp_bf16")      # "fp32", "amp_fp16", "amp_bf16", "ds_bf16", "ds_fp16"
+    led = measure_step(model, (x, y), mode="amp_bf16")      # বা mode=("torch", "bf16"): (কার loop, precision)
     print(led)                                              # খাত ধরে বাইট
     led.bytes_per_parameter, led.activations                # model state-এর বাইট/ওজন; activation-এর বাইট
 
-এই মডিউল matplotlib বা ipywidgets import করে না; deepspeed import হয় শুধু ds_* mode-এ।
+এই মডিউল matplotlib বা ipywidgets import করে না; deepspeed import হয় শুধু DeepSpeed-এর mode-এ।
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gc
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import torch
 
-from mishran.checks import finite_float, positive_int
+from mishran import cli
+from mishran.checks import finite_float
 from mishran.engines.amp import amp_step
-from mishran.measure.bench import release, sync
-from mishran.precision import autocast, check, grad_scaler
+from mishran.precision import autocast, grad_scaler
+from mishran.timer import sync, time_steps
 from mishran.versions import package_version
 
 __all__ = ["CATEGORIES", "MODES", "Ledger", "SavedTensorCounter", "activation_bytes", "measure_step", "storage_bytes",
-           "tensor_nbytes", "DEFAULT_RUNS", "main"]
+           "release", "DEFAULT_RUNS", "main"]
 
 
-# mode → (কার loop, precision-এর নাম); dtype, autocast আর GradScaler আসে mishran.precision থেকে
+# mode-এর নাম → (কার loop, precision-এর নাম); নামগুলো শুধু দরজায় পড়া হয়, ভেতরে সবাই জোড়াটাই বলে।
+# dtype, autocast আর GradScaler আসে mishran.precision থেকে।
 MODES = {
     "fp32": ("torch", "fp32"),            # সাধারণ FP32 + Adam
     "amp_fp16": ("torch", "fp16"),        # autocast FP16 + GradScaler + Adam; ওজন FP32-এই থাকে
@@ -41,6 +43,7 @@ MODES = {
     "ds_bf16": ("deepspeed", "bf16"),     # DeepSpeed engine, BF16 মডেল + FP32 মূল ওজন, ZeRO 0–2
     "ds_fp16": ("deepspeed", "fp16"),     # DeepSpeed engine, FP16 + loss scaling (শুধু GPU-তে)
 }
+_NAMES = {pair: name for name, pair in MODES.items()}
 
 # খাতের নাম → বাংলা নাম (সারণিতে দেখানোর জন্য)
 CATEGORIES = {
@@ -54,11 +57,12 @@ CATEGORIES = {
 MODEL_STATES = ("parameters", "gradients", "master_weights", "optimizer_state")
 
 
-def tensor_nbytes(t: torch.Tensor) -> int:
-    """tensor-এর নিজের উপাদানগুলোর বাইট (numel × element_size)।"""
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"t হবে একটি tensor (t must be a torch.Tensor); পেয়েছি {t!r}")
-    return t.numel() * t.element_size()
+def release(device) -> None:
+    """আর না-লাগা মডেল আর optimizer-এর মেমরি ফেরত (আগে নিজের reference মুছে দাও): gc, আর GPU-তে allocator-এর
+    cache খালি — একটির পর একটি মাপে আগেরটির মেমরি যেন পরেরটিতে না থাকে (পাঠ ০৬, ০৭)।"""
+    gc.collect()
+    if torch.device(device).type == "cuda":
+        torch.cuda.empty_cache()
 
 
 def _storage_key(t: torch.Tensor):
@@ -75,10 +79,6 @@ def storage_bytes(tensors, exclude=()) -> tuple[int, set]:
 
     exclude: আগে গোনা storage-এর key-র set; সেগুলো বাদ। ফেরত দেয় (বাইট, এখানে গোনা key-র set)।
     """
-    if isinstance(tensors, (str, bytes, torch.Tensor)) or not hasattr(tensors, "__iter__") \
-            or isinstance(exclude, (str, bytes, torch.Tensor)) or not hasattr(exclude, "__iter__"):
-        raise TypeError("tensors হবে tensor-এর তালিকা, exclude storage-key-র set (tensors must be a list of tensors, "
-                        f"exclude a set); পেয়েছি {type(tensors).__name__}, {type(exclude).__name__}")
     seen, counted, total = set(exclude), set(), 0
     for t in tensors:
         if not _real(t):
@@ -117,8 +117,6 @@ class SavedTensorCounter:
     """
 
     def __init__(self, model: torch.nn.Module | None = None):
-        if model is not None and not isinstance(model, torch.nn.Module):
-            raise TypeError(f"model হবে torch.nn.Module বা None (model must be a torch.nn.Module); পেয়েছি {model!r}")
         params = list(model.parameters()) if model is not None else []
         self._param_keys = {_storage_key(p) for p in params if _real(p)}
         self._param_ids = {id(p) for p in params}
@@ -163,42 +161,31 @@ class SavedTensorCounter:
         return False
 
 
-def _batch(model, batch) -> tuple:
-    """মডেল একটি torch.nn.Module, batch একটি (x, y) tensor-জোড়া, আর মডেলে ওজন আছে কি না।"""
-    if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
-        raise TypeError(f"model হবে ওজনসহ একটি torch.nn.Module (model must be a torch.nn.Module with parameters); "
-                        f"পেয়েছি {model!r}")
-    if not isinstance(batch, (tuple, list)) or len(batch) != 2 or not all(isinstance(t, torch.Tensor) for t in batch) \
-            or batch[0].dim() != 2:
-        raise TypeError("batch হবে (x, y) দুটি tensor, x-এর আকার (B, T) (batch must be a pair of tensors (x, y))")
-    return batch
-
-
-def activation_bytes(model, batch, precision: str = "fp32") -> dict:
+def activation_bytes(model, batch, precision: str = "fp32") -> SavedTensorCounter:
     """একটি forward (loss পর্যন্ত) backward-এর জন্য কত বাইট রাখে; optimizer ছাড়া, দ্রুত (পাঠ ০৬)।
 
     precision: 'fp32', 'fp16' বা 'bf16' (autocast)। মডেল (x, y) → (logits, loss) ধাঁচের (TinyGPT)।
-    ফেরত দেয় {"activations", "cast_cache", "by_dtype", "tensors"}।
+    ফেরত দেয় গোনা শেষের SavedTensorCounter: .activations, .cast_cache, .by_dtype, .count।
     """
-    precision = check(precision)
-    x, y = _batch(model, batch)
-    with SavedTensorCounter(model) as c, autocast(next(model.parameters()).device, precision):
+    x, y = batch
+    with SavedTensorCounter(model) as c, autocast(x.device, precision):
         _, loss = model(x, y)
     del loss
-    return {"activations": c.activations, "cast_cache": c.cast_cache, "by_dtype": dict(c.by_dtype),
-            "tensors": c.count}
+    return c
 
 
 @dataclass
 class Ledger:
     """এক training step-এর মেমরির খাতা, বাইটে (পাঠ ০৬)।
 
+    engine আর precision: কার loop ('torch' বা 'deepspeed') আর precision-এর নাম (mishran.precision.NAMES)।
     model state = parameters + gradients + master_weights + optimizer_state; bytes_per_parameter তার ওজনপ্রতি
     ভাগ। activations আর cast_cache আলাদা, কারণ এরা ব্যাচ আর sequence-এর দৈর্ঘ্যের সঙ্গে বাড়ে (cast cache নয়)।
     peak_allocated: CUDA-তে মাপা step-এর সর্বোচ্চ মেমরি (CPU-তে None); ledger_sum-এর সঙ্গে মেলাও।
     """
 
-    mode: str
+    engine: str
+    precision: str
     zero_stage: int | None
     device: str
     num_parameters: int
@@ -213,6 +200,11 @@ class Ledger:
     peak_allocated: int | None = None
     step_seconds: float | None = None
     details: dict = field(default_factory=dict)
+
+    @property
+    def mode(self) -> str:
+        """(engine, precision)-এর নাম, MODES-এর বানানে: 'fp32', 'amp_bf16', 'ds_fp16' …"""
+        return _NAMES[(self.engine, self.precision)]
 
     @property
     def model_states(self) -> int:
@@ -239,28 +231,16 @@ class Ledger:
         """সারণির সারির নাম: mode, আর ZeRO থাকলে তার stage (পাঠ ০৬)।"""
         return self.mode + ("" if self.zero_stage is None else f" ZeRO-{self.zero_stage}")
 
-    def rows(self) -> list[tuple[str, str, int]]:
-        """[(খাতের key, বাংলা নাম, বাইট)], খাতার ক্রমে।"""
-        return [(k, CATEGORIES[k], getattr(self, k)) for k in CATEGORIES]
-
-    def per_parameter(self) -> dict:
-        """model state-এর প্রতিটি খাত ওজনপ্রতি কত বাইট।"""
-        return {k: getattr(self, k) / self.num_parameters for k in MODEL_STATES}
-
-    def as_dict(self) -> dict:
-        """JSON-এর জন্য dict, হিসাব-করা খাতগুলোসহ (পাঠ ০৬)।"""
-        out = asdict(self)
-        out.update(model_states=self.model_states, ledger_sum=self.ledger_sum,
-                   bytes_per_parameter=self.bytes_per_parameter, peak_ratio=self.peak_ratio)
-        return out
+    def to_dict(self) -> dict:
+        """JSON-এর জন্য dict, mode আর হিসাব-করা খাতগুলোসহ (পাঠ ০৬)।"""
+        return {"mode": self.mode, **asdict(self), "model_states": self.model_states, "ledger_sum": self.ledger_sum,
+                "bytes_per_parameter": self.bytes_per_parameter, "peak_ratio": self.peak_ratio}
 
     def __str__(self) -> str:
         mib = 2 ** 20
-        head = (f"{self.label} ({self.device}), {self.num_parameters:,}টি ওজন, ব্যাচ {self.batch_size} × "
-                f"{self.seq_len}")
-        lines = [head]
-        for _, name, value in self.rows():
-            lines.append(f"  {name:38} {value / mib:10.3f} MiB")
+        lines = [f"{self.label} ({self.device}), {self.num_parameters:,}টি ওজন, ব্যাচ {self.batch_size} × "
+                 f"{self.seq_len}"]
+        lines += [f"  {name:38} {getattr(self, key) / mib:10.3f} MiB" for key, name in CATEGORIES.items()]
         lines.append(f"  {'model state, প্রতি ওজনে':38} {self.bytes_per_parameter:10.2f} বাইট")
         lines.append(f"  {'খাতার যোগফল (ledger sum)':38} {self.ledger_sum / mib:10.3f} MiB")
         if self.peak_allocated:
@@ -303,7 +283,7 @@ class _Run:
     optimizer: object                  # যার step() loop ডাকে (DeepSpeed-এ তার নিজের optimizer)
     basic: torch.optim.Optimizer       # ভেতরের torch optimizer: FP32 মূল ওজন আর Adam-এর অবস্থা এখানে
     step: Callable[[], object]         # এক training step: amp_step বা deepspeed_engine.engine_step
-    engine: object = None              # DeepSpeed engine, শুধু ds_* mode-এ; measure_step নিজেই বানায় ও ছাড়ে
+    engine: object = None              # DeepSpeed engine, শুধু DeepSpeed-এর mode-এ; measure_step নিজেই বানায় ও ছাড়ে
 
 
 @dataclass
@@ -320,35 +300,26 @@ class _Capture:
     at_start: int | None = None
 
 
-def _set_up(model, batch, mode: str, zero_stage: int, lr: float) -> _Run:
-    """measure_step-এর প্রস্তুতি: যাচাই, optimizer (আর ds_* mode-এ নিজের DeepSpeed engine), আর step-টি।"""
-    if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError(f"অচেনা mode {mode!r} (unknown mode); বেছে নাও: {', '.join(MODES)}")
-    kind, precision = MODES[mode]
+def _set_up(model, batch, engine: str, precision: str, zero_stage: int, lr: float) -> _Run:
+    """measure_step-এর প্রস্তুতি: optimizer (আর DeepSpeed-এ নিজের engine), আর step-টি।"""
     x, y = batch
-    if next(model.parameters()).device != x.device:
-        raise ValueError(f"মডেল {next(model.parameters()).device}-এ, ব্যাচ {x.device}-এ (device mismatch); "
-                         "দুটো একই device-এ আনো")
-    if kind == "torch":
+    if engine == "torch":
         # fused AdamW: এক kernel-এ সব ওজন, মাঝের বড় অস্থায়ী tensor ছাড়া (foreach Adam প্রায় 4Ψ বাইটের একটি বানায়)
         opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)
         scaler, ctx = grad_scaler(x.device, precision), autocast(x.device, precision)
         return _Run(None, x.device, model, opt, opt,
                     lambda: amp_step(model, opt, scaler, ctx, [(x, y)]))
-    if zero_stage not in (0, 1, 2):
-        raise ValueError(f"এখানে ZeRO stage 0, 1 বা 2 মাপা যায় (unsupported ZeRO stage); পেয়েছি {zero_stage!r}")
     from mishran.engines import deepspeed_config, deepspeed_engine
     config = deepspeed_config.config_for_device(micro_batch=x.shape[0], zero_stage=zero_stage, precision=precision,
                                                 lr=lr)
     # নিজের engine, শিক্ষার্থীর engine-এর জায়গা না নিয়ে (replace_current=False): deepspeed_engine.current_engine() যেমন ছিল
     # তেমনই থাকে, তার মেমরিও ছাড়া হয় না; এই engine শেষে measure_step নিজেই ছাড়ে
-    engine = deepspeed_engine.initialize(model, config,
-                                         optimizer=torch.optim.AdamW(model.parameters(), lr=lr, fused=True),
-                                         replace_current=False)
-    basic = getattr(engine, "basic_optimizer", None) or engine.optimizer
+    ds = deepspeed_engine.initialize(model, config, optimizer=torch.optim.AdamW(model.parameters(), lr=lr, fused=True),
+                                     replace_current=False)
+    basic = getattr(ds, "basic_optimizer", None) or ds.optimizer
     # DeepSpeed নিজের accelerator-এ (যেমন GPU) মডেল নেয়; engine_step ব্যাচও সেখানে নেয়
-    return _Run(zero_stage, torch.device(engine.device), engine.module, engine.optimizer, basic,
-                lambda: deepspeed_engine.engine_step(engine, [(x, y)]), engine)
+    return _Run(zero_stage, torch.device(ds.device), ds.module, ds.optimizer, basic,
+                lambda: deepspeed_engine.engine_step(ds, [(x, y)]), ds)
 
 
 @contextlib.contextmanager
@@ -395,23 +366,22 @@ def _watching(run: _Run, cap: _Capture):
 
 
 def _timed_steps(run: _Run, cap: _Capture, warmup: int, steps: int) -> None:
-    """warmup + steps-টি পুরো step; শেষটিতে খাতার জিনিস cap-এ টুকে রাখা, আর CUDA-তে মাপা সর্বোচ্চ মেমরি।"""
+    """warmup + steps-টি পুরো step, mishran.timer.time_steps দিয়ে মাপা; শেষটিতে খাতার জিনিস cap-এ টুকে রাখা, আর
+    CUDA-তে মাপা সর্বোচ্চ মেমরি।"""
+    def step():
+        cap.counter = SavedTensorCounter(run.module)     # প্রতি step-এ নতুন গোনা
+        run.step()
+
     cuda = run.device.type == "cuda"
     with _watching(run, cap):
-        for i in range(warmup + steps):
-            last = i == warmup + steps - 1
-            if last and cuda:
-                gc.collect()
-                sync(run.device)
-                torch.cuda.reset_peak_memory_stats(run.device)
-                cap.at_start = torch.cuda.memory_allocated(run.device)   # ধাপের শুরুতে যা আছে (model state + বাকি)
-            cap.armed, cap.counter = last, SavedTensorCounter(run.module)   # প্রতি step-এ নতুন গোনা
+        cap.times = time_steps(step, steps - 1, run.device, warmup=warmup)
+        if cuda:
+            gc.collect()
             sync(run.device)
-            t0 = time.perf_counter()
-            run.step()
-            sync(run.device)
-            if i >= warmup:
-                cap.times.append(time.perf_counter() - t0)
+            torch.cuda.reset_peak_memory_stats(run.device)
+            cap.at_start = torch.cuda.memory_allocated(run.device)   # ধাপের শুরুতে যা আছে (model state + বাকি)
+        cap.armed = True                                             # শেষ step: খাতার জিনিস টুকে রাখা
+        cap.times += time_steps(step, 1, run.device)
     if cuda:
         cap.peak = torch.cuda.max_memory_allocated(run.device)
 
@@ -449,32 +419,44 @@ def _ledger(run: _Run, cap: _Capture, led: Ledger) -> Ledger:
     return led
 
 
-def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: float = 1e-3, warmup: int = 1,
+def measure_step(model, batch, mode="fp32", zero_stage: int = 0, lr: float = 1e-3, warmup: int = 1,
                  steps: int = 1) -> Ledger:
     """একটি মডেলের এক training step-এর খাতা মাপে (পাঠ ০৬)।
 
-    model: TinyGPT-এর মতো (x, y) → (logits, loss); batch: (x, y), মডেলের device-এ (ds_* mode-এ DeepSpeed মডেলকে
-    নিজের accelerator-এ নেয়, ব্যাচও সেখানে যায়)। মডেলটি বদলায় (প্রশিক্ষণ হয়, ds_* mode-এ DeepSpeed তাকে
-    ১৬-বিটে নেয়), তাই প্রতিবার নতুন মডেল দাও। step: torch-এর mode-এ mishran.engines.amp.amp_step, ds_* mode-এ
+    model: TinyGPT-এর মতো (x, y) → (logits, loss); batch: (x, y), মডেলের device-এ (DeepSpeed-এর mode-এ DeepSpeed
+    মডেলকে নিজের accelerator-এ নেয়, ব্যাচও সেখানে যায়)। মডেলটি বদলায় (প্রশিক্ষণ হয়, DeepSpeed-এ তা ১৬-বিটে
+    যায়), তাই প্রতিবার নতুন মডেল দাও। step: torch-এর mode-এ mishran.engines.amp.amp_step, DeepSpeed-এর mode-এ
     mishran.engines.deepspeed_engine.engine_step — train() আর পাঠ ০৫-এর loop যা চালায়, ঠিক তা-ই।
-    mode: MODES-এর একটি; ds_* mode-এ zero_stage 0, 1 বা 2, আর engine এখানেই বানানো ও ছাড়া হয়: তোমার নিজের
-    deepspeed_engine.initialize()-এর engine (deepspeed_engine.current_engine()) ছোঁয়া হয় না। warmup: আগে কয়টি পুরো step
-    (Adam-এর অবস্থা প্রথম step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
+    mode: MODES-এর একটি নাম ('amp_bf16'), বা সরাসরি জোড়া (কার loop, precision), যেমন ("deepspeed", "fp16")।
+    DeepSpeed-এ zero_stage 0, 1 বা 2, আর engine এখানেই বানানো ও ছাড়া হয়: তোমার নিজের deepspeed_engine.initialize()-এর
+    engine (deepspeed_engine.current_engine()) ছোঁয়া হয় না। warmup: আগে কয়টি পুরো step (Adam-এর অবস্থা প্রথম
+    step-এই তৈরি হয়), steps: মাপা কয়টি step (সময় তাদের মধ্যমা)। শেষ step-এর খাতা ফেরত দেয়।
     """
-    x, _ = _batch(model, batch)
-    if isinstance(zero_stage, bool) or not isinstance(zero_stage, int) or zero_stage not in (0, 1, 2):
-        raise ValueError(f"zero_stage হবে 0, 1 বা 2 (zero_stage must be 0, 1 or 2; torch-এর mode-এ তা মানা হয় না); "
-                         f"পেয়েছি {zero_stage!r}")
-    lr, steps = finite_float(lr, "lr", positive=True), positive_int(steps, "steps")
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or not 0 <= warmup <= 1000 or steps > 1000:
-        raise ValueError(f"warmup হবে 0 থেকে 1000, steps 1 থেকে 1000 (warmup must be 0..1000, steps 1..1000); পেয়েছি "
-                         f"warmup={warmup!r}, steps={steps!r}")
+    if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
+        raise TypeError(f"model হবে ওজনসহ একটি torch.nn.Module (model must be a torch.nn.Module with parameters); "
+                        f"পেয়েছি {model!r}")
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2 or not all(isinstance(t, torch.Tensor) for t in batch) \
+            or batch[0].dim() != 2:
+        raise TypeError("batch হবে (x, y) দুটি tensor, x-এর আকার (B, T) (batch must be a pair of tensors (x, y))")
+    pair = MODES.get(mode) if isinstance(mode, str) else tuple(mode) if isinstance(mode, (tuple, list)) else None
+    if pair not in _NAMES:
+        raise ValueError(f"অচেনা mode {mode!r} (unknown mode); বেছে নাও: {', '.join(MODES)}, বা তাদের জোড়া, যেমন "
+                         f"{MODES['ds_fp16']!r}")
+    whole = [v for v in (zero_stage, warmup, steps) if isinstance(v, int) and not isinstance(v, bool)]
+    if len(whole) < 3 or zero_stage not in (0, 1, 2) or not 0 <= warmup <= 1000 or not 1 <= steps <= 1000:
+        raise ValueError(f"zero_stage হবে 0, 1 বা 2 (torch-এর mode-এ তা মানা হয় না), warmup 0 থেকে 1000, steps 1 থেকে "
+                         f"1000 (zero_stage must be 0-2, warmup 0-1000, steps 1-1000); পেয়েছি {zero_stage!r}, "
+                         f"{warmup!r}, {steps!r}")
+    lr = finite_float(lr, "lr", positive=True)
+    x, _ = batch
+    if next(model.parameters()).device != x.device:
+        raise ValueError(f"মডেল {next(model.parameters()).device}-এ, ব্যাচ {x.device}-এ (device mismatch); "
+                         "দুটো একই device-এ আনো")
     num_parameters = sum({_storage_key(p): p.numel() for p in model.parameters()}.values())   # বাঁধা ওজন একবার
-    run, cap = _set_up(model, batch, mode, zero_stage, lr), _Capture()
+    run, cap = _set_up(model, batch, *pair, zero_stage, lr), _Capture()
     try:
         _timed_steps(run, cap, warmup, steps)
-        return _ledger(run, cap, Ledger(mode, run.zero_stage, str(run.device), num_parameters, x.shape[0],
-                                        x.shape[1]))
+        return _ledger(run, cap, Ledger(*pair, run.zero_stage, str(run.device), num_parameters, *x.shape))
     finally:
         device = run.device
         if run.engine is not None:
@@ -487,14 +469,21 @@ def measure_step(model, batch, mode: str = "fp32", zero_stage: int = 0, lr: floa
 DEFAULT_RUNS = ("fp32", "amp_fp16", "amp_bf16", "ds_bf16:0", "ds_bf16:1", "ds_bf16:2", "ds_fp16:1", "ds_fp16:2")
 
 
-def main(argv=None) -> list[dict]:
+def _run_spec(text: str) -> tuple[str, int]:
+    """--runs-এর একটি: 'mode' বা 'mode:zero_stage' → (mode, stage); অচেনা হলে argparse-এর error (exit status 2)।"""
+    mode, _, stage = text.partition(":")
+    if mode not in MODES or stage not in ("", "0", "1", "2"):
+        raise argparse.ArgumentTypeError(f"অচেনা run {text!r} (unknown run): লেখো mode বা mode:zero_stage; mode: "
+                                         f"{', '.join(MODES)}; zero_stage 0, 1 বা 2")
+    return mode, int(stage or 0)
+
+
+def main(argv=None) -> list[Ledger]:
     """`python -m mishran.measure.memory`: এই যন্ত্রে প্রতিটি mode-এর খাতা ছাপে (পাঠ ০৬-এর মাপ), --json দিলে ফাইলেও লেখে।
 
     ডিফল্ট মাপ পাঠ ০৬-এর: GPU-তে TinyGPT 12 স্তর × 384, ব্যাচ 32 × 256; CPU-তে 2 স্তর × 64, ব্যাচ 8 × 64।
     CPU-তে ds_fp16 বাদ যায় (DeepSpeed-এর CPU accelerator FP16 নেয় না)।
     """
-    import argparse
-    import json
     import platform
 
     from mishran.data import CharDataset
@@ -504,9 +493,10 @@ def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(prog="python -m mishran.measure.memory", description=main.__doc__.splitlines()[0])
     for name, gpu, cpu in [("n-layer", 12, 2), ("n-embd", 384, 64), ("n-head", 6, 4), ("block-size", 256, 64),
                            ("batch", 32, 8)]:
-        p.add_argument(f"--{name}", type=int, default=gpu if cuda else cpu)
-    p.add_argument("--runs", nargs="*", default=list(DEFAULT_RUNS), help="mode বা mode:zero_stage")
-    p.add_argument("--json", default=None, help="ফল এই JSON ফাইলে লেখো")
+        p.add_argument(f"--{name}", type=cli.positive_int, default=gpu if cuda else cpu)
+    p.add_argument("--runs", nargs="*", type=_run_spec, default=[_run_spec(r) for r in DEFAULT_RUNS],
+                   help="mode বা mode:zero_stage")
+    p.add_argument("--json", default=None, help="ফল এই JSON ফাইলে লেখো ('-' দিলে পর্দায়)")
     args = p.parse_args(argv)
     device = "cuda" if cuda else "cpu"
     data = CharDataset()
@@ -514,21 +504,17 @@ def main(argv=None) -> list[dict]:
                     n_head=args.n_head, n_embd=args.n_embd)
     x, y = data.get_batch("train", args.batch, args.block_size, device=device,
                           generator=torch.Generator().manual_seed(0))
-    results = []
-    for run in args.runs:
-        mode, _, stage = run.partition(":")
+    ledgers = []
+    for mode, stage in args.runs:
         if mode == "ds_fp16" and not cuda:
-            print(f"{run}: বাদ — CPU accelerator FP16 নেয় না")
+            print(f"{mode}:{stage}: বাদ — CPU accelerator FP16 নেয় না")
             continue
-        led = measure_step(TinyGPT(cfg, seed=0).to(device), (x, y), mode=mode, zero_stage=int(stage or 0))
-        print(led, flush=True)
-        results.append(led.as_dict())
+        ledgers.append(measure_step(TinyGPT(cfg, seed=0).to(device), (x, y), mode=mode, zero_stage=stage))
+        print(ledgers[-1], flush=True)
     meta = {"device": torch.cuda.get_device_name(0) if cuda else platform.processor() or "CPU",
             "torch": torch.__version__, "deepspeed": package_version("deepspeed"), "config": vars(args)}
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"meta": meta, "ledgers": results}, f, ensure_ascii=False, indent=1, default=str)
-    return results
+    cli.write_record({"meta": meta, "ledgers": [led.to_dict() for led in ledgers]}, args.json)
+    return ledgers
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 মডেল, optimizer আর mode আসে mishran.measure.bench থেকে, আর step হলো mishran.engines.amp.amp_step
 (bench.repeat_step দিয়ে); তাই এখানে মাপা step, `python -m mishran.measure.bench`-এর step আর train()-এর step একই।
+ঘড়ি কোর্সের একটাই: mishran.timer।
 """
 from __future__ import annotations
 
@@ -11,27 +12,27 @@ import importlib.util
 import json
 import os
 import re
-import time
 import warnings
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
-from pathlib import Path
 
 import torch
 from torch.autograd import DeviceType
 from torch.utils.flop_counter import FlopCounterMode
 
-from mishran.checks import as_bool, as_device, finite_float, positive_int
+from mishran import cli
+from mishran.checks import as_device, positive_int
 from mishran.hardware import default_device, device_report
 from mishran.measure import bench
+from mishran.measure.memory import release
 from mishran.models import reference
-from mishran.models.reference import as_sizes
-from mishran.precision import autocast, grad_scaler
+from mishran.precision import autocast, dtype_of, for_device, grad_scaler
+from mishran.timer import sync, time_steps
 from mishran.versions import package_version
 
-__all__ = ["CATEGORIES", "categorize", "profile_step", "op_events", "fp8_matmul_share", "fp8_step_bound",
-           "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes", "time_matmul", "vocab_sweep", "reference_figures",
-           "main"]
+__all__ = ["CATEGORIES", "categorize", "StepProfile", "profile_step", "op_events", "fp8_matmul_share",
+           "fp8_step_bound", "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes", "MatmulTime", "time_matmul",
+           "VocabStep", "vocab_sweep", "reference_figures", "main"]
 
 # ভাগগুলো, যে ক্রমে দেখানো হয়
 CATEGORIES = ("matmul", "attention", "optimizer", "other")
@@ -44,9 +45,6 @@ _OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)|adam|^aten::_foreach_|^at
 
 def categorize(name: str, in_optimizer: bool = False) -> str:
     """একটি op বা kernel-এর নাম থেকে তার ভাগ: matmul, attention, optimizer, other (elementwise, norm, cast …)।"""
-    if not isinstance(name, str):
-        raise TypeError(f"name হবে op-এর নাম (name must be a str); পেয়েছি {name!r}")
-    in_optimizer = as_bool(in_optimizer, "in_optimizer")
     if in_optimizer or _OPTIMIZER.search(name):
         return "optimizer"
     if _ATTENTION.search(name):
@@ -86,30 +84,50 @@ def _inside_optimizer(event) -> bool:
     return False
 
 
-def profile_step(mode: str, sizes: reference.BenchSizes, device: str, steps: int = 3) -> dict:
-    """bench-এর মডেলে `steps`টি step torch.profiler দিয়ে মেপে, প্রতি step-এ কোন ভাগে কত সময় (সেকেন্ড)।
+def _activities(device: str) -> list:
+    cuda = [torch.profiler.ProfilerActivity.CUDA] if torch.device(device).type == "cuda" else []
+    return [torch.profiler.ProfilerActivity.CPU, *cuda]
 
-    GPU-তে গোনা হয় kernel-এর সময় (self device time), CPU-তে op-এর নিজের সময় (self CPU time); প্রতিটি
-    সময় ঠিক একবার গোনা পড়ে। ফেরত: {"by_category": {...}, "calls_per_step": প্রতি ভাগে কয়টি op/kernel
-    সময় নিল, "ops": [(নাম, সেকেন্ড, ভাগ), ...] (বড় থেকে ছোট),
-    "top": প্রথম ১২টি, "wall_s": এক step-এর ঘড়ির সময়}
+
+@dataclass
+class StepProfile:
+    """profile_step-এর ফল (পাঠ ০৭); সময় প্রতি step-এ, সেকেন্ডে।"""
+
+    mode: str
+    device: str
+    by_category: dict                   # ভাগ (CATEGORIES) → সময়
+    calls_per_step: dict                # ভাগ → কয়টি op/kernel সময় নিল
+    top: list                           # সবচেয়ে বেশি সময় নেওয়া ১২টি [নাম, সেকেন্ড, ভাগ]
+    wall_s: float                       # এক step-এর ঘড়ির সময়
+    counted: str                        # কী গোনা হলো: GPU kernel-এর সময়, নাকি CPU-তে op-এর নিজের সময়
+    ops: list = field(default_factory=list)     # সব [নাম, সেকেন্ড, ভাগ], বড় থেকে ছোট (রেকর্ড করা ফলে নেই)
+
+    def to_dict(self) -> dict:
+        """JSON-এর জন্য dict; StepProfile(**d) তা আবার পড়ে (রেকর্ড করা ফলও)।"""
+        return asdict(self)
+
+
+def profile_step(mode, sizes: reference.BenchSizes, device: str, steps: int = 3) -> StepProfile:
+    """bench-এর মডেলে `steps`টি step torch.profiler দিয়ে মেপে, প্রতি step-এ কোন ভাগে কত সময় (পাঠ ০৭)।
+
+    mode: bench.Mode বা তার নাম ('bf16-fused')। GPU-তে গোনা হয় kernel-এর সময় (self device time), CPU-তে op-এর
+    নিজের সময় (self CPU time); প্রতিটি সময় ঠিক একবার গোনা পড়ে।
     """
-    spec = bench.mode_spec(mode)
-    as_sizes(sizes)
-    if positive_int(steps, "steps") > 1000:
-        raise ValueError(f"steps অবাস্তব রকম বড় (too many steps; at most 1000); পেয়েছি {steps}")
+    if not isinstance(sizes, reference.BenchSizes):
+        raise TypeError(f"sizes হবে একটি BenchSizes, যেমন BenchSizes.for_device('cpu') (sizes must be a BenchSizes); "
+                        f"পেয়েছি {sizes!r}")
+    mode, steps = bench.as_mode(mode), positive_int(steps, "steps")
+    as_device(device)
     model, forward, optimizer, x, y = bench.build(mode, sizes, device)
-    scaler, ctx = grad_scaler(device, spec.precision), autocast(device, spec.precision)
-    bench.repeat_step(forward, optimizer, scaler, ctx, x, y, max(sizes.warmup, 1))    # warm-up (compile-ও)
-    bench.sync(device)
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if device == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
-        start = time.perf_counter()
-        bench.repeat_step(forward, optimizer, scaler, ctx, x, y, steps)
-        bench.sync(device)
-        wall = (time.perf_counter() - start) / steps
+    scaler, ctx = grad_scaler(device, mode.precision), autocast(device, mode.precision)
+
+    def run(n):
+        bench.repeat_step(forward, optimizer, scaler, ctx, x, y, n)
+
+    run(max(sizes.warmup, 1))                               # warm-up (compile-ও)
+    sync(device)
+    with _quiet_profiler_log(), torch.profiler.profile(activities=_activities(device)) as prof:
+        wall = time_steps(lambda: run(steps), 1, device)[0] / steps
     by_category = dict.fromkeys(CATEGORIES, 0.0)
     calls = dict.fromkeys(CATEGORIES, 0)
     by_name: dict[tuple, float] = {}
@@ -124,26 +142,19 @@ def profile_step(mode: str, sizes: reference.BenchSizes, device: str, steps: int
         seconds = us / 1e6 / steps
         by_category[category] += seconds
         by_name[(event.name, category)] = by_name.get((event.name, category), 0.0) + seconds
-    ops = sorted(((n, s, c) for (n, c), s in by_name.items()), key=lambda t: -t[1])
-    del model, forward, optimizer
-    bench.release(device)
-    calls = {c: n / steps for c, n in calls.items()}
-    return {"mode": mode, "device": device, "by_category": by_category, "calls_per_step": calls, "ops": ops,
-            "top": ops[:12], "wall_s": wall,
-            "counted": "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়"}
+    ops = sorted(([n, s, c] for (n, c), s in by_name.items()), key=lambda t: -t[1])
+    del model
+    forward = optimizer = None                              # মুক্ত করা; run-এর closure-ও আর এদের ধরে রাখে না
+    release(device)
+    return StepProfile(mode.name, device, by_category, {c: n / steps for c, n in calls.items()}, ops[:12], wall,
+                       "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়", ops)
 
 
 def op_events(fn, *args, device: str = "cpu") -> list:
     """fn(*args) একবার চালিয়ে যে op/kernel সময় নিল তাদের তালিকা [(নাম, মাইক্রোসেকেন্ড)] (পাঠ ০৭: compile-এর fusion)।"""
-    if not callable(fn):
-        raise TypeError(f"fn হবে একটি function (fn must be callable); পেয়েছি {fn!r}")
-    as_device(device)
-    activities = [torch.profiler.ProfilerActivity.CPU]
-    if device == "cuda":
-        activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with _quiet_profiler_log(), torch.profiler.profile(activities=activities) as prof:
+    with _quiet_profiler_log(), torch.profiler.profile(activities=_activities(device)) as prof:
         fn(*args)
-        bench.sync(device)
+        sync(device)
     out = []
     for event in prof.events():
         us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
@@ -159,7 +170,6 @@ def fp8_matmul_share(sizes: reference.BenchSizes) -> float:
     torchao শুধু reference.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।
     meta device-এ FlopCounterMode দিয়ে প্রতিটি module-এর FLOP গোনা, তাই মেমরি বা হিসাব লাগে না।
     """
-    as_sizes(sizes)
     with torch.device("meta"):
         model = reference.ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
         x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
@@ -181,13 +191,6 @@ def fp8_step_bound(matmul_share: float, fp8_share: float, matmul_speedup: float 
     matmul_share: BF16 step-এর সময়ের কত ভাগ matmul (profile থেকে); fp8_share: তার কত ভাগ FP8-এ যায়;
     matmul_speedup: FP8-এর matmul BF16-এর কত গুণ দ্রুত (datasheet-এর peak-এ ২)। বাকি সময় একই থাকে।
     """
-    matmul_share, fp8_share, matmul_speedup = (finite_float(v, name) for v, name in (
-        (matmul_share, "matmul_share"), (fp8_share, "fp8_share"), (matmul_speedup, "matmul_speedup")))
-    for value, what in ((matmul_share, "matmul_share"), (fp8_share, "fp8_share")):
-        if not 0 <= value <= 1:
-            raise ValueError(f"{what} হবে 0 থেকে 1-এর মধ্যে একটি ভাগ (a fraction); পেয়েছি {value}")
-    if matmul_speedup <= 0:
-        raise ValueError(f"matmul_speedup ধনাত্মক হতে হবে (must be positive); পেয়েছি {matmul_speedup}")
     touched = matmul_share * fp8_share
     return 1 / (1 - touched + touched / matmul_speedup)
 
@@ -228,8 +231,18 @@ def fp8_recipes() -> tuple[list, str]:
     return [[label, *v] for (label, _), v in zip(FP8_RECIPE_FIELDS, values, strict=True)], where
 
 
-def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu", repeats: int = 10) -> dict:
-    """(m×k) @ (k×n) গুণের গড় সময় আর TFLOP/s; warm-up বাদ, GPU-তে sync করে (পাঠ ০৭: tensor core-বান্ধব মাপ)।"""
+@dataclass
+class MatmulTime:
+    """time_matmul-এর ফল: (m, k, n), এক গুণের সেকেন্ড, আর TFLOP/s।"""
+
+    shape: tuple
+    seconds: float
+    tflops: float
+
+
+def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu", repeats: int = 10) -> MatmulTime:
+    """(m×k) @ (k×n) গুণের গড় সময় আর TFLOP/s (পাঠ ০৭: tensor core-বান্ধব মাপ)। ঘড়ি mishran.timer.time_steps:
+    warm-up বাদ, sync করে; `repeats`টি গুণের তিনটি দফা মেপে সবচেয়ে কম (অন্য কাজের ধাক্কা বাদ)।"""
     m, k, n, repeats = (positive_int(v, name) for v, name in ((m, "m"), (k, "k"), (n, "n"), (repeats, "repeats")))
     if max(m * k, k * n, m * n) > 2 ** 28 or repeats > 1000:    # ১ GB-এর বেশি matrix, বা অনন্ত সময়ের মাপ
         raise ValueError(f"matrix বা repeats অনেক বড় (too large: at most 2**28 elements per matrix, 1000 repeats); "
@@ -241,33 +254,33 @@ def time_matmul(m: int, k: int, n: int, dtype=torch.bfloat16, device: str = "cpu
     g = torch.Generator(device=device).manual_seed(0)
     a = torch.randn(m, k, device=device, dtype=dtype, generator=g)       # শূন্য নয়: শূন্যে GPU দ্রুত চলে
     b = torch.randn(k, n, device=device, dtype=dtype, generator=g)
-    for _ in range(2):
-        a @ b
-    bench.sync(device)
-    best = float("inf")
-    for _ in range(3):                                  # তিনবার মেপে সবচেয়ে কম: অন্য কাজের ধাক্কা বাদ
-        start = time.perf_counter()
+
+    def matmuls():
         for _ in range(repeats):
             a @ b
-        bench.sync(device)
-        best = min(best, (time.perf_counter() - start) / repeats)
-    return {"shape": (m, k, n), "seconds": best, "tflops": 2 * m * k * n / best / 1e12}
+
+    best = min(time_steps(matmuls, 3, device, warmup=1)) / repeats
+    return MatmulTime((m, k, n), best, 2 * m * k * n / best / 1e12)
 
 
-def vocab_sweep(sizes: reference.BenchSizes, device: str, vocabs=(8192, 8191, 8256), mode: str = "bf16") -> list:
+@dataclass
+class VocabStep:
+    """vocab_sweep-এর একটি সারি: vocab, ৬৪-এর গুণিতক কি না, এক step-এর সেকেন্ড আর TFLOP/s।"""
+
+    vocab: int
+    multiple_of_64: bool
+    step_s: float
+    tflops: float
+
+
+def vocab_sweep(sizes: reference.BenchSizes, device: str, vocabs=(8192, 8191, 8256),
+                mode: bench.Mode = bench.MODES["bf16"]) -> list[VocabStep]:
     """একই মডেল, শুধু vocab বদলে: ৬৪-এর গুণিতক বনাম এক কম/বেশি — এক step-এর সময় (পাঠ ০৭)।"""
-    as_sizes(sizes)
-    if not isinstance(vocabs, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in vocabs):
-        raise TypeError(f"vocabs হবে পূর্ণসংখ্যার তালিকা, যেমন (8192, 8191) (vocabs must be a list of integers); "
-                        f"পেয়েছি {vocabs!r}")
-    bench.mode_spec(mode)
-    as_device(device)
     rows = []
     for v in vocabs:
         s = replace(sizes, vocab=v)
-        r = bench.time_mode(mode, s, device)
-        rows.append({"vocab": v, "multiple_of_64": v % 64 == 0, "step_s": r["step_s"],
-                     "tflops": reference.count_flops(s) / r["step_s"] / 1e12})
+        step_s = bench.time_mode(mode, s, device).step_s
+        rows.append(VocabStep(v, v % 64 == 0, step_s, reference.count_flops(s) / step_s / 1e12))
     return rows
 
 
@@ -276,13 +289,8 @@ def reference_figures(lesson: str = "07") -> dict | None:
 
     এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।
     """
-    if not isinstance(lesson, str) or lesson not in ("06", "07"):
-        raise ValueError(f"রেকর্ড করা ফল আছে শুধু পাঠ '06' আর '07'-এর (recorded figures exist for '06', '07'); "
-                         f"পেয়েছি {lesson!r}")
     path = resources.files("mishran") / "results" / f"h200_lesson{lesson}.json"
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def main(argv=None) -> dict:
@@ -290,30 +298,26 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m mishran.measure.profiler",
                                      description="এক step-এর সময় কোথায় যায়, আর tensor core-বান্ধব মাপ (পাঠ ০৭)")
     parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="না দিলে GPU থাকলে cuda")
-    parser.add_argument("--modes", default="bf16,bf16-loop,bf16-fused,bf16-compile",
+    parser.add_argument("--modes", type=bench.parse_modes, default=bench.parse_modes("bf16,bf16-loop,bf16-fused,"
+                                                                                     "bf16-compile"),
                         help="কোন mode-গুলো profile করা হবে (কমা দিয়ে)")
-    parser.add_argument("--out", default=None, help="JSON কোথায় লেখা হবে (না দিলে stdout)")
+    parser.add_argument("--out", default="-", help="JSON কোথায় লেখা হবে (না দিলে পর্দায়)")
     args = parser.parse_args(argv)
     device = args.device or default_device()
-    modes = bench.parse_modes(args.modes)
+    if device == "cuda" and not torch.cuda.is_available():
+        parser.error("CUDA GPU পাওয়া যায়নি (CUDA is not available); --device cpu দাও")
     sizes = reference.BenchSizes.for_device(device)
     report = device_report(device)
-    out = {"device": {"name": report.name, "torch": report.torch_version, "cuda": report.cuda_version},
-           "sizes": asdict(sizes), "flops_per_step": reference.count_flops(sizes), "profiles": []}
-    for mode in modes:
-        why = bench.skip_reason(mode, device, report)
-        if why is None:
-            out["profiles"].append(profile_step(mode, sizes, device))
-    m, k = sizes.batch * sizes.seq, sizes.d_model
-    dtype = torch.bfloat16 if report.bf16 or device == "cpu" else torch.float16
-    out["matmul"] = [time_matmul(m, k, n, dtype, device) for n in (sizes.vocab, sizes.vocab - 1, sizes.vocab + 64)]
-    out["vocab"] = vocab_sweep(sizes, device, (sizes.vocab, sizes.vocab - 1, sizes.vocab + 64))
-    text = json.dumps(out, ensure_ascii=False, indent=1)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    else:
-        print(text)
-    return out
+    base = for_device(device)                    # এই device-এর precision: matmul আর vocab-এর মাপ এতেই
+    m, k, v = sizes.batch * sizes.seq, sizes.d_model, sizes.vocab
+    record = {"device": {"name": report.name, "torch": report.torch_version, "cuda": report.cuda_version},
+              "sizes": asdict(sizes), "flops_per_step": reference.count_flops(sizes),
+              "profiles": [profile_step(mode, sizes, device).to_dict() for mode in args.modes
+                           if bench.skip_reason(bench.MODES[mode], device, report) is None],
+              "matmul": [asdict(time_matmul(m, k, n, dtype_of(base), device)) for n in (v, v - 1, v + 64)],
+              "vocab": [asdict(r) for r in vocab_sweep(sizes, device, (v, v - 1, v + 64), bench.MODES[base])]}
+    cli.write_record(record, args.out)
+    return record
 
 
 if __name__ == "__main__":

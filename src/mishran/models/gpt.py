@@ -16,7 +16,17 @@ from torch.utils.checkpoint import checkpoint as _checkpoint
 
 from mishran.checks import as_bool, as_seed, finite_float, positive_int
 
-__all__ = ["GPTConfig", "TinyGPT", "CausalSelfAttention", "FeedForward", "Block", "MAX_NEW_TOKENS"]
+__all__ = ["GPTConfig", "TinyGPT", "CausalSelfAttention", "FeedForward", "Block", "MAX_NEW_TOKENS", "GPT_SIZES"]
+
+GPT_SIZES = {
+    "tiny": dict(block_size=64, n_layer=2, n_head=4, n_embd=64),       # ≈ 0.1M ওজন: CPU-তে কয়েক সেকেন্ডে
+    "small": dict(block_size=128, n_layer=4, n_head=4, n_embd=128),    # ≈ 0.8M ওজন: CPU-তে এক-দুই মিনিটে
+    "gpu": dict(block_size=256, n_layer=6, n_head=6, n_embd=384),      # ≈ 10.7M ওজন (nanoGPT-এর char মডেলের মাপ)
+    # ≈ 57M ওজন: H200-এ BF16-এ GPU ব্যস্ত থাকে (micro-batch 128-এ MFU ~30%, compile করলে ~36%); gpu-মাপে ~9%
+    "h200": dict(block_size=256, n_layer=8, n_head=12, n_embd=768),
+}
+"""কোর্সের TinyGPT-এর মাপ, নাম → GPTConfig-এর ঘর (vocab_size ছাড়া), একটাই সারণি: capstone (পাঠ ০৮) আর
+কয়েক-GPU-র launcher mishran.engines.multi_gpu (পাঠ ০৫, ০৯: CPU-তে tiny, GPU-তে h200) দুজনেই এখান থেকে নেয়।"""
 
 MAX_NEW_TOKENS = 1_000_000     # generate() এক অক্ষর করে লেখে: এর বেশি মানে CPU-তে ঘণ্টা, কোনো পাঠে লাগে না
 
@@ -30,28 +40,6 @@ def _config(config) -> GPTConfig:
     if not isinstance(config, GPTConfig):
         raise TypeError(f"config হবে একটি GPTConfig (a GPTConfig), যেমন GPTConfig(vocab_size=65); পেয়েছি {config!r}")
     return config
-
-
-def _activations(x, width: int, where: str) -> torch.Tensor:
-    """x হবে (..., width) আকারের ভাসমান বিন্দুর tensor; আকার আর dtype-ই দেখা হয়, মান নয় (GPU-তে sync লাগে না)।"""
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() < 1 or x.shape[-1] != width:
-        shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-        raise ValueError(f"{where}: ইনপুট হবে (..., {width}) আকারের ভাসমান বিন্দুর tensor (a float tensor with last "
-                         f"dimension {width}); পেয়েছি {shape}")
-    return x
-
-
-def _token_ids(idx, what: str, block_size: int) -> torch.Tensor:
-    """idx হবে (B, T) আকারের পূর্ণসংখ্যার tensor, T ≤ block_size (মান যাচাই নয়: তাতে GPU-তে sync লাগত)।"""
-    if (not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.dtype.is_floating_point or idx.is_complex()
-            or idx.dtype == torch.bool):
-        shape = f"{tuple(idx.shape)} {idx.dtype}" if isinstance(idx, torch.Tensor) else type(idx).__name__
-        raise ValueError(f"{what} হবে (B, T) আকারের token id-এর int64 tensor (a 2-D tensor of token ids); "
-                         f"পেয়েছি {shape}")
-    if idx.shape[1] > block_size:
-        raise ValueError(f"ইনপুট {idx.shape[1]} অক্ষর লম্বা, কিন্তু block_size মাত্র {block_size} "
-                         "(sequence too long); ছোট টুকরো দাও")
-    return idx
 
 
 @dataclass
@@ -83,7 +71,6 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
-        config = _config(config)
         self.n_embd = config.n_embd
         self.n_head = config.n_head
         self.dropout = config.dropout
@@ -93,9 +80,6 @@ class CausalSelfAttention(nn.Module):
 
     def forward(self, x):
         """x (B, T, C) → (B, T, C): প্রতিটি অবস্থানে আগের অবস্থানগুলোর মানের ভারযুক্ত গড়, n_head টি মাথায় আলাদা করে।"""
-        if _activations(x, self.n_embd, "CausalSelfAttention").dim() != 3:
-            raise ValueError(f"CausalSelfAttention: ইনপুট হবে (B, T, C) — তিন মাত্রার (a 3-D tensor); পেয়েছি "
-                             f"{tuple(x.shape)}")
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)                      # প্রতিটি (B, T, C)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
@@ -113,7 +97,6 @@ class FeedForward(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
-        config = _config(config)
         self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
         self.gelu = nn.GELU()
         self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
@@ -121,7 +104,6 @@ class FeedForward(nn.Module):
 
     def forward(self, x):
         """x (B, T, C) → (B, T, C), প্রতিটি অবস্থান আলাদা করে।"""
-        x = _activations(x, self.c_fc.in_features, "FeedForward")
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 
@@ -130,7 +112,6 @@ class Block(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
-        config = _config(config)
         self.ln_1 = nn.LayerNorm(config.n_embd)
         self.attn = CausalSelfAttention(config)
         self.ln_2 = nn.LayerNorm(config.n_embd)
@@ -138,7 +119,7 @@ class Block(nn.Module):
 
     def forward(self, x):
         """x (B, T, C) → (B, T, C): x + attention(LayerNorm(x)), তারপর একইভাবে MLP।"""
-        x = x + self.attn(self.ln_1(_activations(x, self.ln_1.normalized_shape[0], "Block")))
+        x = x + self.attn(self.ln_1(x))
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -179,10 +160,10 @@ class TinyGPT(nn.Module):
 
     def forward(self, idx, targets=None):
         """idx: (B, T) int64 → (logits (B, T, vocab_size), loss বা None)।"""
-        B, T = _token_ids(idx, "idx", self.config.block_size).shape
-        if targets is not None and (_token_ids(targets, "targets", T).shape != idx.shape):
-            raise ValueError(f"targets-এর আকার idx-এর সমান হতে হবে (targets must match idx): {tuple(targets.shape)} "
-                             f"বনাম {tuple(idx.shape)}")
+        B, T = idx.shape
+        if T > self.config.block_size:
+            raise ValueError(f"ইনপুট {T} অক্ষর লম্বা, কিন্তু block_size মাত্র {self.config.block_size} "
+                             "(sequence too long); ছোট টুকরো দাও")
         pos = torch.arange(T, device=idx.device)                                  # (T,)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
         for block in self.transformer.h:
@@ -214,11 +195,6 @@ class TinyGPT(nn.Module):
         temperature = finite_float(temperature, "temperature", minimum=1e-3)   # আরও ছোট: logits ÷ T = inf
         if top_k is not None:
             top_k = positive_int(top_k, "top_k")
-        if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.dtype.is_floating_point or idx.shape[1] == 0:
-            raise ValueError("idx হবে (B, T) আকারের token id-এর int64 tensor, T ≥ 1 (a 2-D tensor of token ids), "
-                             "যেমন torch.zeros(1, 1, dtype=torch.long)")
-        if generator is not None and not isinstance(generator, torch.Generator):
-            raise TypeError(f"generator হবে একটি torch.Generator বা None (a torch.Generator); পেয়েছি {generator!r}")
         for _ in range(max_new_tokens):
             idx_cond = idx[:, -self.config.block_size:]       # context block_size-এর বেশি নয়
             logits, _ = self(idx_cond)

@@ -18,9 +18,8 @@ class MLP(nn.Module):
 
     def __init__(self, d_in: int, d_hidden: int, d_out: int, n_layers: int = 2, seed: int | None = None):
         super().__init__()
-        d_in, d_hidden, d_out = (positive_int(d_in, "d_in"), positive_int(d_hidden, "d_hidden"),
-                                 positive_int(d_out, "d_out"))
-        n_layers = positive_int(n_layers, "n_layers (at least one layer)")
+        for value, name in ((d_in, "d_in"), (d_hidden, "d_hidden"), (d_out, "d_out"), (n_layers, "n_layers")):
+            positive_int(value, name)
         sizes = [d_in] + [d_hidden] * (n_layers - 1) + [d_out]
         layers = []
         for i, (a, b) in enumerate(itertools.pairwise(sizes)):
@@ -28,8 +27,7 @@ class MLP(nn.Module):
             if i < n_layers - 1:
                 layers.append(nn.ReLU())
         self.net = nn.Sequential(*layers)
-        seed = as_seed(seed)
-        g = None if seed is None else torch.Generator().manual_seed(seed)
+        g = None if as_seed(seed) is None else torch.Generator().manual_seed(seed)
         for m in self.net:
             if isinstance(m, nn.Linear):
                 # He init: ReLU প্রায় অর্ধেক মান শূন্য করে, তাই std = sqrt(2 / fan_in) রাখলে মাপ স্তরে স্তরে টেকে

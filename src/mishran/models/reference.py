@@ -12,14 +12,14 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from mishran.checks import positive_int
 
-__all__ = ["BenchSizes", "ReferenceTransformer", "FP8_LINEARS", "as_sizes", "count_parameters", "count_flops"]
+__all__ = ["BenchSizes", "ReferenceTransformer", "FP8_LINEARS", "count_parameters", "count_flops"]
 
 FP8_LINEARS = ("linear1", "linear2")             # FP8-এ যায় শুধু encoder-এর MLP-র এই দুটি Linear (পাঠ ০৭)
 
 
 @dataclass
 class BenchSizes:
-    """reference মডেল আর মাপার আকার।"""
+    """reference মডেল আর মাপার আকার; warmup ০ চলে, বাকি সব ধনাত্মক পূর্ণসংখ্যা।"""
 
     layers: int
     d_model: int
@@ -35,9 +35,6 @@ class BenchSizes:
         if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
             raise ValueError(f"warmup হবে ০ বা তার বেশি পূর্ণসংখ্যা (warmup must be an integer >= 0); পেয়েছি "
                              f"{self.warmup!r}")
-        if max(self.steps, self.warmup) > 100_000:      # এর বেশি step মাপতে দিন কেটে যায় (hang)
-            raise ValueError(f"steps/warmup অবাস্তব রকম বড় (too many steps; at most 100000); পেয়েছি {self.steps}, "
-                             f"{self.warmup}")
 
     @classmethod
     def for_device(cls, device: str) -> BenchSizes:
@@ -52,9 +49,6 @@ class ReferenceTransformer(nn.Module):
 
     def __init__(self, layers: int, d_model: int, vocab: int):
         super().__init__()
-        for name, value, most in (("layers", layers, 1000), ("d_model", d_model, 2 ** 20), ("vocab", vocab, 2 ** 24)):
-            if positive_int(value, name) > most:  # এর বেশি হলে layer কপি করতেই ঘণ্টা কাটে (hang), তাই আগেই থামাই
-                raise ValueError(f"{name} অবাস্তব রকম বড় ({name} is too large; at most {most}); পেয়েছি {value}")
         heads = max(1, d_model // 64) if d_model % 64 == 0 else 1
         self.embed = nn.Embedding(vocab, d_model)
         layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, 0.0, "gelu", batch_first=True, norm_first=True)
@@ -63,27 +57,13 @@ class ReferenceTransformer(nn.Module):
 
     def forward(self, idx, targets=None):
         """idx (B, T) → logits, আর targets দিলে (logits, loss) (পাঠ ০৩, ০৭)।"""
-        # আকার আর dtype দেখা হয়, মান নয়: তাতে GPU-তে sync লাগত, মাপা সময়ও বদলাত
-        if not all(isinstance(t, torch.Tensor) and t.dtype == torch.long and t.dim() == 2 and t.shape == idx.shape
-                   for t in (idx, idx if targets is None else targets)):
-            raise ValueError("idx (আর targets) হবে একই (B, T) আকারের long tensor (idx and targets must be (B, T) "
-                             "tensors of token ids)")
         logits = self.head(self.encoder(self.embed(idx)))          # (B, T, vocab)
         loss = None if targets is None else F.cross_entropy(logits.flatten(0, 1), targets.flatten())
         return logits, loss
 
 
-def as_sizes(sizes) -> BenchSizes:
-    """sizes একটি BenchSizes কি না দেখে ফেরত দেয় (নইলে পরিষ্কার বার্তা)।"""
-    if not isinstance(sizes, BenchSizes):
-        raise TypeError(f"sizes হবে একটি BenchSizes, যেমন BenchSizes.for_device('cpu') (sizes must be a BenchSizes); "
-                        f"পেয়েছি {sizes!r}")
-    return sizes
-
-
 def count_parameters(sizes: BenchSizes) -> int:
     """reference মডেলের ওজনের সংখ্যা (meta device-এ বানিয়ে গোনা, তাই মেমরি লাগে না)।"""
-    as_sizes(sizes)
     with torch.device("meta"):
         return sum(p.numel() for p in ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab).parameters())
 
@@ -94,7 +74,6 @@ def count_flops(sizes: BenchSizes) -> int:
     meta device-এ গোনা হয়: কোনো হিসাব বা মেমরি লাগে না, আর attention ভেঙে bmm হয় বলে তা-ও গোনা পড়ে
     (CPU-র fused attention kernel FlopCounterMode চেনে না)।
     """
-    as_sizes(sizes)
     with torch.device("meta"):
         model = ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
         x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))

@@ -27,9 +27,10 @@ import torch
 
 from mishran import precision
 from mishran.checks import as_seed, finite_float, positive_int
+from mishran.numerics.error import relative_error
 
 __all__ = ["ring_order_sum", "MAX_WORLD", "MAX_ELEMENTS", "WORLDS", "ALGORITHMS", "DIVIDES", "SCHEMES", "COLLECTIVES",
-           "ring_reduce_scatter", "direct_reduce_scatter", "fsdp_divide_factors", "reduced_mean", "relative_error",
+           "ring_reduce_scatter", "direct_reduce_scatter", "fsdp_divide_factors", "reduced_mean",
            "gradient_sample", "error_sweep", "wire_bytes", "WIRE_POLICIES", "wire_table", "scheme_cost",
            "smallest_safe_dtype"]
 
@@ -72,14 +73,9 @@ def _world(world, name: str = "world") -> int:
     return world
 
 
-def _dtype(name, what: str) -> torch.dtype:
+def _dtype(name) -> torch.dtype:
     """precision-এর নাম (বা torch dtype) → dtype; নাম চেনে শুধু mishran.precision।"""
-    if isinstance(name, torch.dtype):
-        name = precision.name_of(name)
-    try:
-        return precision.dtype_of(name)
-    except ValueError as err:
-        raise ValueError(f"{what}: {err}") from None
+    return precision.dtype_of(precision.name_of(name) if isinstance(name, torch.dtype) else name)
 
 
 def _grads(grads) -> torch.Tensor:
@@ -108,13 +104,6 @@ def ring_order_sum(x: torch.Tensor, sum_dtype: torch.dtype, hop_dtype: torch.dty
     """সব rank-এর মান যোগ, ring যে ক্রমে যোগ করে (পাঠ ০৯): segment s-এর যোগ rank s+1, s+2, …, s ক্রমে, sum_dtype-এ;
     hop_dtype দিলে প্রতিটি যোগের পরে তাতে round (ring: পাঠানোর আগে), না দিলে মাঝে কোনো round নেই (direct)।
     x: (W, n), সারি r-এ rank r-এর মান। ফেরত (n,), sum_dtype-এ।"""
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() != 2 or not x.numel():
-        raise TypeError(f"x হবে (W, n) আকারের float tensor (x must be a 2-D float tensor); পেয়েছি {x!r:.80}")
-    for dtype, what in ((sum_dtype, "sum_dtype"), (hop_dtype, "hop_dtype")):
-        floating = isinstance(dtype, torch.dtype) and dtype.is_floating_point
-        if not floating and not (what == "hop_dtype" and dtype is None):
-            raise TypeError(f"{what} হবে একটি float torch.dtype, যেমন torch.bfloat16 ({what} must be a float dtype); "
-                            f"পেয়েছি {dtype!r}")
     world, n = x.shape
     first = (_owners(n, world) + 1) % world                        # segment s শুরু হয় rank (s + 1) % W থেকে
     acc = x.gather(0, first[None]).to(sum_dtype)
@@ -134,12 +123,12 @@ def ring_reduce_scatter(grads, wire_dtype, sum_dtype=None) -> torch.Tensor:
     rank (s+1) % W থেকে: সে নিজের মান পাঠায়, পরের প্রতিটি rank নিজের মান যোগ করে (sum_dtype-এ; None = wire dtype,
     NCCL যেমন করে) আর wire dtype-এ round করে পাঠায়; শেষে যোগ করে rank s। ফেরত: সব shard-এর all-gather যা দিত।
     """
-    x = _grads(grads).to(_dtype(wire_dtype, "wire_dtype"))
-    return _ring(x, None if sum_dtype is None else _dtype(sum_dtype, "sum_dtype"))
+    x = _grads(grads).to(_dtype(wire_dtype))
+    return _ring(x, None if sum_dtype is None else _dtype(sum_dtype))
 
 
 def _ring(x: torch.Tensor, total: torch.dtype | None) -> torch.Tensor:
-    """যাচাই-করা, wire dtype-এ থাকা x-এর ring যোগ (total None = wire dtype)।"""
+    """wire dtype-এ থাকা x-এর ring যোগ (total None = wire dtype)।"""
     return ring_order_sum(x, total or x.dtype, x.dtype).to(x.dtype)
 
 
@@ -147,12 +136,12 @@ def direct_reduce_scatter(grads, wire_dtype, sum_dtype=None) -> torch.Tensor:
     """all-to-all ধাঁচের reduce-scatter (পাঠ ০৯): প্রতিটি rank-এর মান wire dtype-এ একবারই wire-এ যায়, shard-এর মালিক
     সবগুলো যোগ করে sum_dtype-এ (None = wire dtype), ring-এর একই ক্রমে, মাঝে round ছাড়া। ফেরত যোগফল, sum dtype-এ
     (মালিক যা রাখে; FSDP2 এরপর sharded gradient-এর dtype-এ cast করে)।"""
-    x = _grads(grads).to(_dtype(wire_dtype, "wire_dtype"))
-    return _direct(x, None if sum_dtype is None else _dtype(sum_dtype, "sum_dtype"))
+    x = grads.to(_dtype(wire_dtype))
+    return _direct(x, None if sum_dtype is None else _dtype(sum_dtype))
 
 
 def _direct(x: torch.Tensor, total: torch.dtype | None) -> torch.Tensor:
-    """যাচাই-করা, wire dtype-এ থাকা x-এর direct যোগ (total None = wire dtype)।"""
+    """wire dtype-এ থাকা x-এর direct যোগ (total None = wire dtype)।"""
     return ring_order_sum(x, total or x.dtype, None)
 
 
@@ -176,9 +165,7 @@ def fsdp_divide_factors(world, reduce_dtype) -> dict:
     fp16-এ SUM, আর আগে pre আর পরে post দিয়ে ভাগ (pre × post = W, pre ≈ √W, 2-এর ঘাত): যোগফল যেন overflow না করে, আর
     ভাগের পরে ছোট মান যেন underflow না করে। HSDP, gradient_divide_factor আর MTIA-র পথ এখানে নেই।
     """
-    world = _world(world)
-    dtype = _dtype(reduce_dtype, "reduce_dtype")
-    if dtype in (torch.float32, torch.bfloat16):
+    if _dtype(reduce_dtype) in (torch.float32, torch.bfloat16):
         return {"op": "sum" if world == 1 else "avg", "pre": None, "post": None}
     pre, post = _split(float(world))
     return {"op": "sum", "pre": pre, "post": post}
@@ -191,33 +178,13 @@ def reduced_mean(grads, wire_dtype, sum_dtype=None, divide="avg", algorithm="rin
     শেষে W দিয়ে ভাগের সমান)। divide="pre_post": FSDP2-এর FP16-এর পথ — wire dtype-এ pre দিয়ে ভাগ, যোগ, তারপর post দিয়ে
     ভাগ (fsdp_divide_factors(W, "fp16")-এর ভাগ, যেকোনো dtype-এ)।
     """
-    x = _grads(grads).to(_dtype(wire_dtype, "wire_dtype"))
-    total = None if sum_dtype is None else _dtype(sum_dtype, "sum_dtype")
+    x = grads.to(_dtype(wire_dtype))
+    total = None if sum_dtype is None else _dtype(sum_dtype)
     world = x.shape[0]
-    if not isinstance(algorithm, str) or algorithm not in _REDUCERS:
-        raise ValueError(f"algorithm হবে {', '.join(map(repr, ALGORITHMS))} (unknown algorithm); পেয়েছি {algorithm!r}")
-    if divide == "avg":
-        x = x * torch.tensor(1 / world, dtype=x.dtype)
-        return _REDUCERS[algorithm](x, total)
     if divide == "pre_post":
         pre, post = _split(float(world))
         return _REDUCERS[algorithm](x / pre, total) / post
-    raise ValueError(f"divide হবে {', '.join(map(repr, DIVIDES))} (unknown divide); পেয়েছি {divide!r}")
-
-
-def relative_error(reduced, reference) -> float:
-    """‖reduced − reference‖₂ / ‖reference‖₂, float64-এ (পাঠ ০৯); দুটি একই মাপের tensor, reference শূন্য নয়।"""
-    for name, value in (("reduced", reduced), ("reference", reference)):
-        if not isinstance(value, torch.Tensor) or not (value.is_floating_point() and value.numel() > 0):
-            raise TypeError(f"{name} হবে float-এর অখালি tensor ({name} must be a non-empty float tensor); "
-                            f"পেয়েছি {type(value).__name__}")
-    if reduced.numel() != reference.numel():
-        raise ValueError(f"reduced আর reference-এর মাপ আলাদা (sizes differ): {reduced.numel()} বনাম {reference.numel()}")
-    ref = reference.reshape(-1).double()
-    norm = torch.linalg.vector_norm(ref)
-    if not (math.isfinite(norm.item()) and norm.item() > 0):
-        raise ValueError("reference-এর norm শূন্য বা অসীম, আপেক্ষিক ত্রুটি হয় না (reference norm must be finite and > 0)")
-    return (torch.linalg.vector_norm(reduced.reshape(-1).double() - ref) / norm).item()
+    return _REDUCERS[algorithm](x * torch.tensor(1 / world, dtype=x.dtype), total)     # "avg"
 
 
 def _size(n) -> int:
@@ -236,17 +203,7 @@ def gradient_sample(world, n=2 ** 14, signal=1.0, noise=1.0, scale=1e-3, seed=0)
     নতুন মান round-এ হারায় — অনেক rank-এ BF16-এর যোগ এখানেই সবচেয়ে বেশি ক্ষতি করে (পাঠের অংশ ৩-এর সারণি)। ছোট
     signal/noise-এ যোগফল বাড়ে মোটামুটি √k হারে। scale ছোট হলে FP16-এর underflow দেখা যায়।
     """
-    world, n = _world(world), _size(n)
-    if world * n > MAX_ELEMENTS:
-        raise ValueError(f"W × n = {world * n:,}, খুব বড় (too many elements; at most {MAX_ELEMENTS:,}); n ছোট করো")
-    signal = finite_float(signal, "signal", minimum=0.0)
-    noise = finite_float(noise, "noise", minimum=0.0)
-    scale = finite_float(scale, "scale", positive=True)
-    if signal == 0 and noise == 0:
-        raise ValueError("signal আর noise দুটোই 0: gradient সব শূন্য (signal and noise cannot both be 0)")
-    if not (scale * (signal + noise) * 40 < torch.finfo(torch.float64).max):
-        raise ValueError("scale × (signal + noise) float64-এ আঁটে না (too large for float64)")
-    gen = torch.Generator().manual_seed(as_seed(-1 if seed is None else seed))   # None-ও ভুল, পরিষ্কার বার্তায়
+    gen = torch.Generator().manual_seed(seed)
     common = torch.randn(n, generator=gen, dtype=torch.float64)
     own = torch.randn(world, n, generator=gen, dtype=torch.float64)
     return scale * (signal * common + noise * own)
@@ -258,9 +215,9 @@ def _scheme(name, spec) -> tuple:
         raise ValueError(f"scheme {name!r} হবে (wire, sum বা None, divide[, algorithm]) (a 3- or 4-tuple); "
                          f"পেয়েছি {spec!r}")
     wire, total, divide, algorithm = (*spec, "ring")[:4]
-    _dtype(wire, f"scheme {name!r}-এর wire dtype")
+    _dtype(wire)
     if total is not None:
-        _dtype(total, f"scheme {name!r}-এর sum dtype")
+        _dtype(total)
     if divide not in DIVIDES or algorithm not in ALGORITHMS:
         raise ValueError(f"scheme {name!r}: divide হবে {DIVIDES}-এর একটি, algorithm {ALGORITHMS}-এর একটি (unknown "
                          f"divide or algorithm); পেয়েছি {divide!r}, {algorithm!r}")
@@ -280,8 +237,8 @@ def _worlds(worlds) -> list:
 def error_sweep(worlds=WORLDS, schemes=None, n=2 ** 14, seed=0, **sample_kwargs) -> dict:
     """প্রতিটি W আর scheme-এ গড় gradient-এর আপেক্ষিক ত্রুটি, FP64-এর গড়ের সঙ্গে (পাঠ ০৯)।
 
-    schemes: নাম → (wire, sum, divide, algorithm), None = SCHEMES। sample_kwargs (signal, noise, scale) যায়
-    gradient_sample-এ। ফেরত: {"worlds", "errors": {scheme: [W-প্রতি ত্রুটি]}, "bf16_rounding_floor": [সঠিক গড়কে
+    schemes: নাম → (wire, sum, divide, algorithm), None = SCHEMES। sample_kwargs (signal, noise, scale; প্রতিটি ≥ 0)
+    যায় gradient_sample-এ। ফেরত: {"worlds", "errors": {scheme: [W-প্রতি ত্রুটি]}, "bf16_rounding_floor": [সঠিক গড়কে
     একবার BF16-এ round করার ত্রুটি, W-প্রতি], "n", "seed", "sample": sample_kwargs, "schemes": ব্যবহৃত schemes}।
     """
     worlds = _worlds(worlds)
@@ -292,6 +249,13 @@ def error_sweep(worlds=WORLDS, schemes=None, n=2 ** 14, seed=0, **sample_kwargs)
     if not schemes:
         raise ValueError("schemes খালি (schemes must not be empty)")
     specs = {name: _scheme(name, spec) for name, spec in schemes.items()}
+    n, seed = _size(n), as_seed(-1 if seed is None else seed)         # None-ও ভুল: একই seed-এ একই মাপ চাই
+    if worlds[-1] * n > MAX_ELEMENTS:
+        raise ValueError(f"W × n = {worlds[-1] * n:,}, খুব বড় (too many elements; at most {MAX_ELEMENTS:,}); n ছোট করো")
+    for key, value in sample_kwargs.items():
+        if key not in ("signal", "noise", "scale"):
+            raise TypeError(f"error_sweep() {key!r} নেয় না (unknown argument); নেয় signal, noise, scale")
+        finite_float(value, key, minimum=0.0)
     errors = {name: [] for name in specs}
     floor = []
     for world in worlds:
@@ -300,13 +264,13 @@ def error_sweep(worlds=WORLDS, schemes=None, n=2 ** 14, seed=0, **sample_kwargs)
         floor.append(relative_error(exact.to(torch.bfloat16), exact))
         for name, (wire, total, divide, algorithm) in specs.items():
             errors[name].append(relative_error(reduced_mean(sample, wire, total, divide, algorithm), exact))
-    return {"worlds": worlds, "errors": errors, "bf16_rounding_floor": floor, "n": _size(n), "seed": seed,
+    return {"worlds": worlds, "errors": errors, "bf16_rounding_floor": floor, "n": n, "seed": seed,
             "sample": dict(sample_kwargs), "schemes": specs}
 
 
 def _itemsize(name) -> int:
     """precision-এর নাম → এক উপাদানের বাইট।"""
-    return _dtype(name, "dtype_name").itemsize
+    return _dtype(name).itemsize
 
 
 def wire_bytes(num_params, world, dtype_name, collective="reduce_scatter") -> int:
@@ -315,12 +279,7 @@ def wire_bytes(num_params, world, dtype_name, collective="reduce_scatter") -> in
     reduce_scatter আর all_gather: (W − 1) × shard × বাইট, shard = ceil(n/W) (FSDP2 W-এর গুণিতকে pad করে), অর্থাৎ
     ভাগ মিললে (W − 1)/W · n · বাইট; all_reduce (= reduce-scatter + all-gather): তার দ্বিগুণ।
     """
-    n = positive_int(num_params, "num_params")
-    world = _world(world)
-    if collective not in COLLECTIVES:
-        raise ValueError(f"collective হবে {', '.join(map(repr, COLLECTIVES))} (unknown collective); "
-                         f"পেয়েছি {collective!r}")
-    once = (world - 1) * -(-n // world) * _itemsize(dtype_name)
+    once = (world - 1) * -(-num_params // world) * _itemsize(dtype_name)
     return 2 * once if collective == "all_reduce" else once
 
 
@@ -348,7 +307,7 @@ def wire_table(num_params, world) -> list[dict]:
 def scheme_cost(spec) -> tuple:
     """একটি scheme-এর দাম, তুলনার জন্য (পাঠ ০৯): (wire-এ উপাদানপ্রতি বাইট, wire-এর চেয়ে চওড়া dtype-এ যোগ কি না
     (0/1), বাড়তি ভাগের kernel (pre_post-এ 1))। ছোট tuple = সস্তা।"""
-    wire, total, divide, _ = _scheme("scheme", spec)
+    wire, total, divide, _ = spec
     wider = total is not None and _itemsize(total) > _itemsize(wire)
     return _itemsize(wire), int(wider), int(divide == "pre_post")
 
@@ -356,14 +315,8 @@ def scheme_cost(spec) -> tuple:
 def smallest_safe_dtype(world, tolerance, sweep=None) -> str:
     """W rank-এ যে scheme-গুলোর মাপা ত্রুটি ≤ tolerance, তাদের মধ্যে সবচেয়ে সস্তা (scheme_cost), সমান হলে sweep-এর
     ক্রমে আগেরটি (পাঠ ০৯; অনুশীলনী ০৯.৩)। sweep না দিলে শুধু এই W-এর জন্য error_sweep চালায়।"""
-    world = _world(world)
-    tolerance = finite_float(tolerance, "tolerance", positive=True)
     if sweep is None:
         sweep = error_sweep(worlds=(world,))
-    if not isinstance(sweep, dict) or not {"worlds", "errors", "schemes"} <= set(sweep):
-        raise TypeError("sweep হবে error_sweep()-এর ফল (sweep must be the dict error_sweep returns)")
-    if world not in sweep["worlds"]:
-        raise ValueError(f"sweep-এ W = {world} নেই (world not in sweep); আছে {sweep['worlds']}")
     i = sweep["worlds"].index(world)
     safe = [name for name, errs in sweep["errors"].items() if errs[i] <= tolerance]
     if not safe:

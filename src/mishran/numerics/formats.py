@@ -28,6 +28,7 @@ class FloatFormat:
     # সেখানে inf নেই, কেবল S.1111.111 হলো NaN, বাকি সব সসীম সংখ্যা।
     ieee_special: bool = True
     label: str = ""
+    dtype: torch.dtype | None = None   # torch-এর dtype; TF32-এর (বা পুরোনো torch-এ FP8-এর) নেই
 
     @property
     def total_bits(self) -> int:
@@ -76,7 +77,6 @@ class FloatFormat:
     @property
     def eps(self) -> float:
         """machine epsilon: ১ আর তার পরের সংখ্যার দূরত্ব।"""
-        """১ আর তার পরের সংখ্যার দূরত্ব (machine epsilon)।"""
         return math.ldexp(1.0, -self.mantissa_bits)
 
     @property
@@ -91,24 +91,18 @@ class FloatFormat:
 
 
 FORMATS: dict[str, FloatFormat] = {
-    "fp32": FloatFormat("fp32", 8, 23, label="FP32"),
-    "fp16": FloatFormat("fp16", 5, 10, label="FP16"),
-    "bf16": FloatFormat("bf16", 8, 7, label="BF16"),
+    "fp32": FloatFormat("fp32", 8, 23, label="FP32", dtype=torch.float32),
+    "fp16": FloatFormat("fp16", 5, 10, label="FP16", dtype=torch.float16),
+    "bf16": FloatFormat("bf16", 8, 7, label="BF16", dtype=torch.bfloat16),
     # TF32 কোনো সংরক্ষণের ফরম্যাট নয়: Ampere ও নতুন GPU-র tensor core matmul-এর ভেতরে FP32 ইনপুটকে
     # ১০ বিট mantissa-য় কাটে। মেমরিতে সংখ্যা থাকে FP32 হিসেবেই।
     "tf32": FloatFormat("tf32", 8, 10, label="TF32"),
-    "fp8_e4m3": FloatFormat("fp8_e4m3", 4, 3, ieee_special=False, label="FP8 E4M3"),
-    "fp8_e5m2": FloatFormat("fp8_e5m2", 5, 2, label="FP8 E5M2"),
+    "fp8_e4m3": FloatFormat("fp8_e4m3", 4, 3, ieee_special=False, label="FP8 E4M3",
+                            dtype=getattr(torch, "float8_e4m3fn", None)),
+    "fp8_e5m2": FloatFormat("fp8_e5m2", 5, 2, label="FP8 E5M2", dtype=getattr(torch, "float8_e5m2", None)),
 }
-
-_TORCH_DTYPES = {
-    "fp32": torch.float32,
-    "fp16": torch.float16,
-    "bf16": torch.bfloat16,
-    "tf32": None,
-    "fp8_e4m3": getattr(torch, "float8_e4m3fn", None),
-    "fp8_e5m2": getattr(torch, "float8_e5m2", None),
-}
+"""ফরম্যাটের একমাত্র সারণি: নাম → বিট-বিন্যাস আর torch dtype। প্রশিক্ষণের precision-এর নাম → dtype আলাদা জিনিস,
+তার মালিক mishran.precision.PRECISIONS।"""
 
 
 def get_format(fmt) -> FloatFormat:
@@ -116,15 +110,15 @@ def get_format(fmt) -> FloatFormat:
     if isinstance(fmt, FloatFormat):
         return fmt
     if isinstance(fmt, torch.dtype):
-        named = [name for name, dtype in _TORCH_DTYPES.items() if dtype is not None and dtype == fmt]
+        named = [f for f in FORMATS.values() if f.dtype is not None and f.dtype == fmt]
         if not named:
             raise ValueError(f"torch dtype {fmt} কোনো চেনা ভাসমান বিন্দু ফরম্যাট নয় (unknown format); "
                              f"চেনা ফরম্যাট: {', '.join(FORMATS)}")
-        return FORMATS[named[0]]
+        return named[0]
     if not isinstance(fmt, str):
         raise TypeError(f"ফরম্যাটের নাম চাই, যেমন 'fp16' (a format name); পেয়েছি {type(fmt).__name__}: {fmt!r}")
     key = fmt.lower().removeprefix("torch.").replace("-", "_").replace(" ", "_")
-    key = {"float32": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
+    key = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
            "e4m3": "fp8_e4m3", "fp8_e4m3fn": "fp8_e4m3", "e5m2": "fp8_e5m2"}.get(key, key)
     if key not in FORMATS:
         raise ValueError(f"অচেনা ফরম্যাট {fmt!r} (unknown format); চেনা ফরম্যাট: {', '.join(FORMATS)}")
@@ -133,7 +127,7 @@ def get_format(fmt) -> FloatFormat:
 
 def torch_dtype(fmt):
     """ফরম্যাটের torch dtype; TF32-এর (বা পুরোনো torch-এ FP8-এর) কোনো dtype নেই, তখন None (পাঠ ০১)।"""
-    return _TORCH_DTYPES[get_format(fmt).name]
+    return get_format(fmt).dtype
 
 
 @dataclass(frozen=True)
@@ -317,19 +311,12 @@ def spacing(x, fmt) -> float:
 def all_values(fmt, finite_only: bool = True) -> list[float]:
     """৮ বা ১৬ বিটের ফরম্যাটের সব ধনাত্মক মান, ছোট থেকে বড় (শূন্যসহ) (পাঠ ০১)।"""
     f = get_format(fmt)
-    finite_only = as_bool(finite_only, "finite_only")
-    if f.total_bits > 16:
-        raise ValueError(f"{f.name}-এ 2^{f.total_bits}টি প্যাটার্ন — সব তালিকা করা যায় না "
-                         "(too many bit patterns); ১৬ বিট বা তার ছোট ফরম্যাট দাও।")
     vals = [decode_bits(p, f).value for p in range(2 ** (f.total_bits - 1))]
     return [v for v in vals if not finite_only or math.isfinite(v)]
 
 
 def format_table(names=None) -> list[dict]:
     """পরিসর ও সূক্ষ্মতার সারণি — প্রতিটি সারি বিট-বিন্যাস থেকে হিসাব করা (পাঠ ০১)।"""
-    if names is not None and not isinstance(names, (list, tuple)):
-        raise TypeError(f"names হবে ফরম্যাটের নামের list, যেমন ['fp16', 'bf16'] (a list of format names); "
-                        f"পেয়েছি {names!r}")
     rows = []
     for name in names or FORMATS:
         f = get_format(name)

@@ -25,16 +25,16 @@ from torch import nn
 from mishran.checks import as_bool
 from mishran.numerics.fp8 import AMAX_FLOOR, amax
 
+__all__ = ["INT8_MAX", "int8_scale", "to_int8", "dequantize", "DynamicInt8Linear", "quantize_dynamic"]
+
+INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
+
 
 def _floats(x, what: str) -> torch.Tensor:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
         shown = f"{tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
         raise TypeError(f"{what}: ভাসমান বিন্দুর অখালি tensor চাই (a non-empty floating-point tensor); পেয়েছি {shown}")
     return x
-
-__all__ = ["INT8_MAX", "int8_scale", "to_int8", "dequantize", "DynamicInt8Linear", "quantize_dynamic"]
-
-INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
 
 
 def int8_scale(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
@@ -43,7 +43,11 @@ def int8_scale(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
     dim=None: পুরো tensor-এর একটি scale; dim দিলে সেই মাত্রা ধরে প্রতিটির নিজের, আকার রেখে (যেমন ওজনে dim=1:
     প্রতি সারিতে একটি, আকার (সারি, 1))। সব শূন্য হলে amax-এর নিচের সীমা (AMAX_FLOOR), তাই scale সসীম।
     """
-    return INT8_MAX / amax(_floats(x, "int8_scale"), dim).clamp(min=AMAX_FLOOR)
+    x = _floats(x, "int8_scale")
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or not -x.dim() <= dim < x.dim()):
+        raise ValueError(f"dim হবে None বা {-x.dim()} থেকে {x.dim() - 1}-এর একটি পূর্ণসংখ্যা (a dimension of x); "
+                         f"পেয়েছি {dim!r}")
+    return INT8_MAX / amax(x, dim).clamp(min=AMAX_FLOOR)
 
 
 def _scale_for(x: torch.Tensor, scale, what: str) -> torch.Tensor:
@@ -89,8 +93,6 @@ class DynamicInt8Linear(nn.Module):
 
     def __init__(self, linear: nn.Linear):
         super().__init__()
-        if not isinstance(linear, nn.Linear):
-            raise TypeError(f"nn.Linear চাই (expected nn.Linear); পেয়েছি {type(linear).__name__}")
         weight = linear.weight.detach().float()
         if not torch.isfinite(weight).all():
             raise ValueError("ওজনে inf বা NaN আছে (non-finite weights); INT8-এ নেওয়া যায় না — আগে প্রশিক্ষণটা দেখো")
@@ -104,8 +106,6 @@ class DynamicInt8Linear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., in_features) → (..., out_features): x-কে নিজের scale-এ INT8, গুণ INT32-এ, তারপর unscale + bias।"""
-        if _floats(x, "DynamicInt8Linear").dim() == 0 or x.shape[-1] != self.in_features:
-            raise ValueError(f"ইনপুটের শেষ মাত্রা {self.in_features} হওয়ার কথা (in_features); পেয়েছি আকার {tuple(x.shape)}")
         flat = x.reshape(-1, self.in_features)
         x_scale = int8_scale(flat)                              # dynamic: এই ইনপুটেরই amax থেকে
         acc = to_int8(flat, x_scale).to(torch.int32) @ self.weight_int8.t().to(torch.int32)

@@ -40,8 +40,9 @@ _KIND_LABELS = {
 
 # ---------- gradient-এর পরিসংখ্যান ----------
 
-def _tensors(values, what: str) -> list[torch.Tensor]:
+def _tensors(values) -> list[torch.Tensor]:
     """একটি tensor, বা tensor-এর list/tuple/iterable → tensor-এর list (None বাদ, যেমন grad নেই এমন parameter)।"""
+    what = "underflow_report"
     hint = "একটি tensor দাও, বা tensor-এর list, যেমন [p.grad for p in model.parameters()]।"
     if isinstance(values, torch.Tensor):
         items = [values]
@@ -65,9 +66,8 @@ def _tensors(values, what: str) -> list[torch.Tensor]:
     return items
 
 
-def _flat64(values, what: str) -> torch.Tensor:
-    return torch.cat([t.detach().reshape(-1).to(device="cpu", dtype=torch.float64)
-                      for t in _tensors(values, what)])
+def _flat64(items) -> torch.Tensor:
+    return torch.cat([t.detach().reshape(-1).to(device="cpu", dtype=torch.float64) for t in items])
 
 
 def _as_scale(scale) -> float:
@@ -136,7 +136,7 @@ def underflow_report(values, fmt="fp16", scale=1.0) -> UnderflowReport:
     """
     f = get_format(fmt)
     s = _as_scale(scale)
-    x = _flat64(values, "underflow_report")
+    x = _flat64(_tensors(values))
     stored = round_to(x * s, f)
     a = stored.abs()
     exact_zero = x == 0
@@ -153,7 +153,7 @@ def log2_magnitudes(values) -> torch.Tensor:
 
     শূন্য, inf, NaN বাদ যায় (তাদের log2 নেই); সেগুলো কয়টি, তা underflow_report() বলে।
     """
-    x = _flat64(values, "log2_magnitudes")
+    x = _flat64([values] if isinstance(values, torch.Tensor) else [v for v in values if v is not None])
     x = x[torch.isfinite(x) & (x != 0)]
     return torch.log2(x.abs())
 

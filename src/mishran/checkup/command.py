@@ -1,0 +1,61 @@
+"""`python -m mishran.checkup package.module:make_model --batch package.module:make_batch [--target t4]
+[--out report.json]` — মডেলের precision check-up, command line থেকে (পাঠ ১০)।
+
+make_model() একটি nn.Module, make_batch() একটি batch ফেরত দেয় (tensor, tuple বা dict); --loss দিলে loss_fn-ও একই
+ধাঁচে (module:function)। ভুল flag, না-পাওয়া module বা function → এক লাইনের বাংলা বার্তা আর exit status 2, traceback নয়।
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from mishran import cli
+from mishran.checkup.run import checkup
+from mishran.checkup.target import TARGETS
+
+__all__ = ["factory", "main"]
+
+
+def factory(text: str):
+    """'package.module:function' → সেই function (argparse-এর type); না পেলে বাংলা বার্তায় ArgumentTypeError (পাঠ ১০)।"""
+    module_name, _, attr = text.partition(":")
+    if not module_name or not attr:
+        raise argparse.ArgumentTypeError(f"'{text}' চলবে না: লেখো package.module:function (expected module:function)")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise argparse.ArgumentTypeError(f"module '{module_name}' পাওয়া গেল না (module not found): {err}") from None
+    found = getattr(module, attr, None)
+    if not callable(found):
+        raise argparse.ArgumentTypeError(f"'{module_name}'-এ '{attr}' নামের কোনো function নেই (no such function)")
+    return found
+
+
+def main(argv=None) -> None:
+    """command line পড়ে check-up চালায়, পরামর্শ ছাপে, আর --out দিলে JSON লেখে (পাঠ ১০)।"""
+    parser = argparse.ArgumentParser(prog="python -m mishran.checkup", description="মডেলের precision check-up")
+    parser.add_argument("model", type=factory, help="package.module:make_model — nn.Module ফেরত দেয়")
+    parser.add_argument("--batch", type=factory, required=True, help="package.module:make_batch — batch ফেরত দেয়")
+    parser.add_argument("--loss", type=factory, default=None, help="package.module:loss_fn (না দিলে output-এর loss)")
+    parser.add_argument("--target", choices=list(TARGETS), default=None, help="পরামর্শ কোন যন্ত্রের জন্য (default: এটি)")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="মডেল আর batch এখানে সরানো হয়")
+    parser.add_argument("--steps", type=cli.non_negative_int, default=3, help="সময় মাপার step (0: মাপা হয় না)")
+    parser.add_argument("--out", default=None, help="JSON ফাইল ('-': পর্দায়)")
+    args = parser.parse_args(argv)
+    model, batch = args.model(), args.batch()
+    if args.device:
+        model, batch = model.to(args.device), _to(batch, args.device)
+    try:
+        report = checkup(model, batch, loss_fn=args.loss, target=args.target, steps=args.steps)
+    except (ValueError, TypeError) as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    print(report.advice)
+    cli.write_record(report, args.out)
+
+
+def _to(batch, device):
+    if isinstance(batch, dict):
+        return {k: _to(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(_to(v, device) for v in batch)
+    return batch.to(device) if hasattr(batch, "to") else batch

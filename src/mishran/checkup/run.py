@@ -1,0 +1,337 @@
+"""checkup(): যেকোনো nn.Module-এর precision check-up (পাঠ ১০)।
+
+    from mishran.checkup.run import checkup
+    report = checkup(model, (x, y), loss_fn=torch.nn.CrossEntropyLoss(), target="t4")
+    report.recommended_precision, report.fp16_init_scale, report.keep_fp32, report.first_nonfinite
+
+একটি FP32 reference forward+backward (TF32 বন্ধ রেখে), তারপর লক্ষ্য যে ১৬-বিট precision-গুলো চালাতে পারে তাদের
+প্রতিটিতে একই step (BF16 autocast; FP16 autocast প্রস্তাবিত loss scale-সহ) — প্রতিটি একই RNG আর buffer থেকে।
+শেষে খরচ: প্রতিটি precision-এর step-এর সময় (mishran.timer), backward-এর জন্য রাখা বাইট, এক step-এর FLOP।
+মডেলটি যেমন ছিল তেমনই ফেরত যায় (mishran.checkup.state) — ভুল হলেও।
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import statistics
+from dataclasses import dataclass, field
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from mishran import precision
+from mishran.checkup import verdict
+from mishran.checkup.gradients import UNDERFLOW_LIMIT, log2_histogram, scale_range, underflow_share
+from mishran.checkup.ops import OpRecorder
+from mishran.checkup.probe import ModuleProbe
+from mishran.checkup.report import CheckupReport, CostRow, ParamRow, ParamRun
+from mishran.checkup.state import ModelState
+from mishran.checkup.step import loss_of, run_model, split_batch, tensors_in
+from mishran.checkup.target import Target, resolve_target
+from mishran.measure.flops import mfu, peak_tflops_for
+from mishran.measure.memory import SavedTensorCounter
+from mishran.numerics.error import relative_error
+from mishran.timer import time_steps
+
+__all__ = ["checkup"]
+
+_SIXTEEN = {torch.float16: "FP16", torch.bfloat16: "BF16"}
+
+
+class _ModelFailed(Exception):
+    def __init__(self, module: str | None, error: Exception):
+        super().__init__(f"{module!r}: {type(error).__name__}: {error}")
+        self.module, self.error = module, error
+
+
+@dataclass
+class _Run:
+    """একটি ১৬-বিটের step-এর ফল।"""
+
+    loss: float = math.nan
+    saved: object = None
+    grads: dict = field(default_factory=dict)
+    ops: list = field(default_factory=list)
+    error: str | None = None
+    bad: list = field(default_factory=list)       # gradient inf/NaN হওয়া parameter
+    cosine: float = math.nan
+    rel: float = math.nan
+
+
+@dataclass
+class _Step:
+    """মডেল, batch আর loss: এক step চালানোর সব কিছু।"""
+
+    model: torch.nn.Module
+    inputs: object
+    target: object
+    loss_fn: object
+    device: torch.device
+    probe: ModuleProbe
+
+    def loss(self, name: str) -> torch.Tensor:
+        with precision.autocast(self.device, name):
+            try:
+                output = run_model(self.model, self.inputs)
+            except Exception as err:  # noqa: BLE001 — মডেলের যেকোনো ভুল: কোন module-এ, তা বলে আবার ছোড়া হয়
+                raise _ModelFailed(self.probe.failed_at, err) from err
+            return loss_of(output, self.target, self.loss_fn)
+
+    def __call__(self, name: str, scale: float = 1.0) -> None:
+        self.model.zero_grad(set_to_none=True)
+        (self.loss(name).float() * scale).backward()
+
+
+def _device_of(model, batch, device) -> torch.device:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model হবে একটি torch.nn.Module (model must be an nn.Module); পেয়েছি {type(model).__name__}")
+    params = list(model.parameters())
+    if not params:
+        raise ValueError("মডেলে কোনো parameter নেই (the model has no parameters): check-up-এ দেখার মতো gradient নেই")
+    low = sorted({_SIXTEEN[p.dtype] for p in params if p.dtype in _SIXTEEN})
+    if low:
+        raise ValueError(f"মডেলটি আগে থেকেই half precision-এ ({'/'.join(low)} parameters): check-up-এর FP32 reference "
+                         "লাগে, তাই এটা চালাব না (refused) — model.float() করে ডাকো; autocast নিজেই ১৬-বিটে চালাবে")
+    if any(p.dtype != torch.float32 for p in params):
+        raise ValueError("মডেলের সব parameter FP32 হতে হবে (parameters must be float32); model.float() করে ডাকো")
+    where = {p.device for p in params}
+    if len(where) > 1:
+        raise ValueError(f"মডেলের parameter কয়েকটি device-এ ({', '.join(map(str, where))}); check-up এক device-এ চলে")
+    here = where.pop()
+    if device is not None and torch.device(device).type != here.type:
+        raise ValueError(f"মডেল আছে {here}-এ, কিন্তু device={device!r} (device mismatch): model.to({device!r}) করো")
+    elsewhere = sorted({str(t.device) for t in tensors_in(batch) if t.device != here})
+    if elsewhere:
+        raise ValueError(f"batch-এর tensor {', '.join(elsewhere)}-এ, মডেল {here}-এ (batch on another device): "
+                         f"batch-কে .to('{here}') করো")
+    return here
+
+
+@contextlib.contextmanager
+def _exact_fp32(device: torch.device):
+    """FP32 reference-এ TF32 বন্ধ: Ampere+ GPU-তে FP32 matmul/conv চুপচাপ ১০-বিট mantissa-য় চলে।"""
+    if device.type != "cuda":
+        yield
+        return
+    matmul, conv = torch.get_float32_matmul_precision(), torch.backends.cudnn.allow_tf32
+    torch.set_float32_matmul_precision("highest")
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(matmul)
+        torch.backends.cudnn.allow_tf32 = conv
+
+
+def _nonfinite_names(grads: dict) -> list[str]:
+    return [n for n, g in grads.items() if not bool(torch.isfinite(g).all())]
+
+
+def _reference(step: _Step, state: ModelState):
+    """FP32-এর step (FLOP-ও এখানেই গোনা): loss, gradient, রাখা বাইট, FLOP। এখানে ভাঙলে শিক্ষার্থীর মডেল বা batch-এ
+    ভুল — পরিষ্কার বার্তা।"""
+    state.reset()
+    step.probe.begin("fp32")
+    with _exact_fp32(step.device), FlopCounterMode(display=False) as flops:
+        with SavedTensorCounter(step.model) as saved:
+            try:
+                loss = step.loss("fp32")
+            except _ModelFailed as failed:
+                err = failed.error
+                raise ValueError(f"মডেলটি এই batch-এ চলল না (the model fails on this batch), module "
+                                 f"{failed.module!r}-এ: {type(err).__name__}: {err}") from err
+        if not loss.requires_grad:
+            raise ValueError("loss-এর কোনো gradient নেই (loss does not require grad): সব parameter কি "
+                             "requires_grad=False, বা loss কি torch.no_grad()/detach()-এর ভেতরে বানানো?")
+        if not torch.isfinite(loss):
+            raise ValueError(f"FP32-এই loss {float(loss)} (non-finite loss in FP32): প্রথম inf/NaN module "
+                             f"{step.probe.first_nonfinite['fp32']!r}-এ — আগে মডেল বা batch ঠিক করো")
+        loss.backward()
+    grads = {n: p.grad for n, p in step.model.named_parameters() if p.requires_grad and p.grad is not None}
+    bad = _nonfinite_names(grads)
+    if bad:
+        raise ValueError(f"FP32-এই gradient inf/NaN (non-finite gradients in FP32): {', '.join(bad)}")
+    return float(loss.detach()), grads, saved, flops.get_total_flops()
+
+
+def _sixteen(step: _Step, state: ModelState, name: str, scale: float) -> _Run:
+    """একটি ১৬-বিটের step: autocast-এ forward (op-এর খাতাসহ), loss × scale-এর backward, gradient ÷ scale।"""
+    state.reset()
+    step.probe.begin(name)
+    recorder = OpRecorder()
+    step.probe.recorder = recorder
+    run = _Run()
+    try:
+        with SavedTensorCounter(step.model) as run.saved, recorder:
+            loss = step.loss(name)
+        run.loss = float(loss.detach())
+        (loss.float() * scale).backward()
+    except _ModelFailed as failed:
+        run.error = f"module {failed.module!r}: {type(failed.error).__name__}: {failed.error}"
+    except RuntimeError as err:            # যেমন কোনো op-এর এই dtype-এর backward এই device-এ নেই
+        run.error = f"backward: {err}"
+    finally:
+        step.probe.recorder = None
+    run.ops = recorder.rows(name)
+    run.grads = {n: p.grad / scale for n, p in step.model.named_parameters() if p.grad is not None}
+    return run
+
+
+def _cosine(got: list, ref: list) -> float:
+    dot = sum(float((g.double() * r.double()).sum()) for g, r in zip(got, ref, strict=True))
+    norms = math.sqrt(sum(float(g.double().square().sum()) for g in got) * sum(float(r.double().square().sum())
+                                                                                for r in ref))
+    return dot / norms if norms > 0 else (1.0 if dot == 0 and not any(bool(g.any()) for g in got) else 0.0)
+
+
+def _param_rows(ref: dict, runs: dict, hists: dict, init_scale: float) -> list[ParamRow]:
+    """প্রতিটি parameter-এর সারি: FP32 gradient-এর histogram আর underflow, আর প্রতিটি ১৬-বিট step-এর gradient-এর ত্রুটি।"""
+    rows = []
+    for n, g in ref.items():
+        param_runs = {}
+        for p, run in runs.items():
+            got = run.grads.get(n, torch.zeros_like(g))
+            param_runs[p] = ParamRun(relative_error(got, g), _cosine([got], [g]), not bool(torch.isfinite(got).all()))
+        rows.append(ParamRow(n, g.numel(), float(g.abs().max()), int((g == 0).sum()), hists[n],
+                             {f: underflow_share(hists[n], f) for f in ("fp16", "bf16")},
+                             underflow_share(hists[n], "fp16", init_scale), param_runs))
+    return rows
+
+
+def _costs(step: _Step, state: ModelState, names: list, scale: float, steps: int, saved: dict, flops: int) -> list:
+    """প্রতিটি precision-এর এক step-এর সময় (warm-up ১টি), রাখা বাইট, আর peak জানা থাকলে MFU।"""
+    gpu = torch.cuda.get_device_name(step.device) if step.device.type == "cuda" else None
+    rows = []
+    for name in names:
+        seconds = None
+        if steps:
+            state.reset()
+            s = scale if name == "fp16" else 1.0
+            seconds = statistics.median(time_steps(lambda n=name, s=s: step(n, s), steps, step.device, warmup=1))
+        peak = peak_tflops_for(gpu, name) if gpu else None
+        rows.append(CostRow(name, seconds, saved[name].activations, saved[name].cast_cache,
+                            mfu(flops, seconds, peak) if seconds and peak else None))
+    return rows
+
+
+def _innermost_where(rows, name: str, test) -> list[str]:
+    return verdict.innermost(row.name for row in rows if name in row.runs and test(row.runs[name]))
+
+
+def _by_precision(rows: list, params: list, runs: dict, probe: ModuleProbe, ref_loss: float) -> dict:
+    """CheckupReport-এর precision → ... ঘরগুলো।"""
+    def worst(p):
+        ran = [r for r in rows if p in r.runs]
+        return [r.name for r in sorted(ran, key=lambda r: r.runs[p].rel_error, reverse=True)]
+
+    return {
+        "overflow_modules": {p: _innermost_where(rows, p, lambda r: r.forward_overflow or r.backward_overflow)
+                             for p in runs},
+        "near_max_modules": {p: _innermost_where(rows, p, lambda r: r.near_max) for p in runs},
+        "underflow_params": {f: [r.name for r in params if r.underflow_share[f] > UNDERFLOW_LIMIT]
+                             for f in ("fp16", "bf16")},
+        "first_nonfinite": {p: probe.first_nonfinite.get(p) for p in runs},
+        "worst_modules": {p: worst(p) for p in runs},
+        "loss": {"fp32": ref_loss, **{p: run.loss for p, run in runs.items()}},
+        "loss_rel_error": {p: abs(run.loss - ref_loss) / abs(ref_loss) if ref_loss else abs(run.loss)
+                           for p, run in runs.items()},
+        "grad_rel_error": {p: run.rel for p, run in runs.items()},
+        "grad_cosine": {p: run.cosine for p, run in runs.items()},
+        "errors": {p: run.error for p, run in runs.items()},
+    }
+
+
+def _notes(target: Target, frozen: list, unused: list, runs: dict) -> list[str]:
+    notes = []
+    if frozen:
+        notes.append(f"requires_grad=False parameter বাদ (skipped, frozen): {', '.join(frozen)}")
+    if unused:
+        notes.append(f"এই parameter-গুলো loss-এ পৌঁছায়নি, gradient None (unused): {', '.join(unused)}")
+    if target.emulated:
+        notes.append(f"লক্ষ্য {target.label}, কিন্তু হিসাব চলল {target.autocast_rules}-এ (emulated on "
+                     f"{target.autocast_rules.upper()}): autocast-এর op-তালিকা আলাদা — যেমন CPU-র FP16 autocast "
+                     "softmax আর layer_norm-এর output FP16-এ রাখে, CUDA-র রাখে FP32-এ; সময় এই device-এর।")
+    for p, run in runs.items():
+        if run.error is None and not math.isfinite(run.loss):
+            notes.append(f"{p.upper()}-এ loss {run.loss} (non-finite loss)।")
+    return notes
+
+
+def _verdict_fields(target: Target, rows: list, runs: dict, scale) -> dict:
+    is_broken = {p: verdict.broken(run.loss, run.cosine, bool(run.bad), run.error) for p, run in runs.items()}
+    name = verdict.recommend(target.candidate, is_broken)
+    init = scale.init_scale if name == "fp16" else None
+    return {"recommended_precision": name, "fp16_init_scale": init,
+            "keep_fp32": verdict.keep_fp32(rows, target.candidate if target.candidate != "fp32" else name),
+            "ds_config": verdict.ds_config(name, init)}
+
+
+def _check_steps(steps) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps হবে ০ বা তার বেশি পূর্ণসংখ্যা (steps must be an integer >= 0); পেয়েছি {steps!r}")
+    return steps
+
+
+def checkup(model, batch, loss_fn=None, device=None, target=None, *, steps: int = 3) -> CheckupReport:
+    """যেকোনো nn.Module-এর precision check-up (পাঠ ১০)।
+
+    batch: tensor, tuple/list (model(*batch)) বা dict (model(**batch)); loss আসে output থেকে (scalar, `.loss`, dict-এর
+    "loss", tuple-এর প্রথম scalar), বা loss_fn দিলে batch = (inputs, target) আর loss = loss_fn(logits, target)।
+    device: না দিলে মডেল যেখানে আছে; দিলে তা মডেলের device-ই হতে হবে। target: পরামর্শ কোন যন্ত্রের জন্য — 'cpu',
+    't4', 'v100', 'a100', 'h100', 'h200', (7, 5)-এর মতো compute capability, বা None (এই device)। steps: প্রতিটি
+    precision-এর সময় মাপার step (warm-up ছাড়া); 0 দিলে সময় মাপা হয় না।
+    half precision-এর মডেল (FP16/BF16 parameter) নেওয়া হয় না: FP32 reference লাগে, তাই ValueError।
+    মডেলের ওজন, gradient, buffer, mode আর RNG-এর অবস্থা বিটে বিটে আগের মতো ফেরত যায়।
+    """
+    here = _device_of(model, batch, device)
+    steps = _check_steps(steps)
+    goal = resolve_target(target, here.type)
+    inputs, y = split_batch(batch, loss_fn)
+    if not any(p.requires_grad for p in model.parameters()):
+        raise ValueError("মডেলের কোনো parameter-এর requires_grad নেই (no parameter requires grad): দেখার মতো "
+                         "gradient নেই — অন্তত কিছু parameter-এ requires_grad_(True) দাও")
+    state = ModelState(model, here)
+    probe = ModuleProbe(model)
+    step = _Step(model, inputs, y, loss_fn, here, probe)
+    try:
+        return _measure(step, state, goal, steps)
+    finally:
+        probe.detach()
+        state.restore()
+
+
+def _compare_grads(runs: dict, ref: dict) -> None:
+    wanted = list(ref.values())
+    for run in runs.values():
+        got = [run.grads.get(n, torch.zeros_like(g)) for n, g in ref.items()]
+        run.bad = _nonfinite_names(run.grads)
+        run.cosine, run.rel = _cosine(got, wanted), relative_error(got, wanted)
+
+
+def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> CheckupReport:
+    model, probe = step.model, step.probe
+    probe.attach()
+    ref_loss, ref, saved, flops = _reference(step, state)
+    hists = {n: log2_histogram(g) for n, g in ref.items()}
+    scale = scale_range(hists, max(float(g.abs().max()) for g in ref.values()), probe.max_grad("fp32"))
+    runs = {p: _sixteen(step, state, p, scale.init_scale if p == "fp16" else 1.0) for p in goal.precisions}
+    probe.detach()
+    _compare_grads(runs, ref)
+    rows = probe.rows(goal.precisions, {p: {n.rpartition(".")[0] for n in run.bad} for p, run in runs.items()})
+    params = _param_rows(ref, runs, hists, scale.init_scale)
+    saved_by = {"fp32": saved, **{p: run.saved for p, run in runs.items() if run.error is None}}
+    costs = _costs(step, state, list(saved_by), scale.init_scale, steps, saved_by, flops)
+    frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+    unused = [n for n, p in model.named_parameters() if p.requires_grad and n not in ref]
+    report = CheckupReport(
+        model=type(model).__name__, device=str(step.device), target=goal.label, target_capability=goal.capability,
+        autocast_rules=goal.autocast_rules, emulated=goal.emulated, numbers_label=goal.numbers_label,
+        training=model.training, precisions=list(goal.precisions), recommended_precision="", fp16_init_scale=None,
+        keep_fp32=[], loss_scale=scale, flops=flops, modules=rows, params=params,
+        ops=[o for run in runs.values() for o in run.ops], costs=costs, frozen_params=frozen, unused_params=unused,
+        notes=_notes(goal, frozen, unused, runs), advice="", ds_config={},
+        **_by_precision(rows, params, runs, probe, ref_loss))
+    for key, value in _verdict_fields(goal, rows, runs, scale).items():
+        setattr(report, key, value)
+    report.advice = verdict.advice(report)
+    return report

@@ -1,0 +1,104 @@
+"""যেকোনো মডেলকে একটি batch খাওয়ানো আর তার loss বের করা — check-up-এর দরজা (পাঠ ১০)।
+
+batch একটি tensor হলে model(batch), tuple/list হলে model(*batch), dict হলে model(**batch)। loss আসে output থেকে:
+একটি scalar tensor, `.loss` (HF-এর ধাঁচে), dict-এর "loss", বা tuple-এর প্রথম scalar। loss_fn দিলে batch হবে
+(inputs, target) জোড়া: model(inputs)-এর logits (tensor, `.logits`, dict-এর "logits" বা tuple-এর প্রথমটি) আর target
+যায় loss_fn(logits, target)-এ; batch জোড়া না হলে loss_fn(logits)।
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import torch
+
+__all__ = ["tensors_in", "split_batch", "run_model", "loss_of"]
+
+_NO_TARGET = object()
+
+
+def tensors_in(obj) -> list[torch.Tensor]:
+    """obj-এর ভেতরের সব tensor, ক্রমে: tensor, tuple/list, dict (HF-এর ModelOutput-ও), dataclass, বা .loss/.logits
+    আছে এমন output (পাঠ ১০)।"""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for item in obj for t in tensors_in(item)]
+    if isinstance(obj, Mapping):
+        return [t for item in obj.values() for t in tensors_in(item)]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [t for f in dataclasses.fields(obj) for t in tensors_in(getattr(obj, f.name))]
+    return [t for key in ("loss", "logits") for t in tensors_in(getattr(obj, key, None))]
+
+
+def split_batch(batch, loss_fn):
+    """batch → (model-এর inputs, loss_fn-এর target) (পাঠ ১০)। loss_fn না থাকলে পুরো batch-ই inputs।"""
+    if loss_fn is None:
+        return batch, _NO_TARGET
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn হবে একটি function, যেমন torch.nn.CrossEntropyLoss() (loss_fn must be callable); "
+                        f"পেয়েছি {type(loss_fn).__name__}")
+    if isinstance(batch, (list, tuple)) and len(batch) == 2:
+        return batch[0], batch[1]
+    return batch, _NO_TARGET
+
+
+def run_model(model, inputs):
+    """model-কে inputs খাওয়ায়: tensor → model(x), tuple/list → model(*x), dict → model(**x) (পাঠ ১০)।"""
+    if isinstance(inputs, Mapping):
+        return model(**inputs)
+    if isinstance(inputs, (list, tuple)):
+        return model(*inputs)
+    return model(inputs)
+
+
+def _field(output, key):
+    if isinstance(output, Mapping):
+        return output.get(key)
+    return getattr(output, key, None)
+
+
+def _scalar(loss, where: str) -> torch.Tensor:
+    if not isinstance(loss, torch.Tensor) or not loss.is_floating_point():
+        raise TypeError(f"{where} একটি floating-point tensor নয় (the loss must be a floating-point tensor); "
+                        f"পেয়েছি {type(loss).__name__}")
+    if loss.numel() != 1:
+        raise ValueError(f"{where} scalar নয়, আকার {tuple(loss.shape)} (non-scalar loss): backward-এর জন্য একটি "
+                         "সংখ্যা লাগে — যেমন loss.mean() নাও, বা reduction='mean' দাও")
+    return loss.reshape(())
+
+
+def _loss_in(output) -> torch.Tensor:
+    if isinstance(output, torch.Tensor):
+        if output.numel() == 1:
+            return _scalar(output, "মডেলের output")
+    elif _field(output, "loss") is not None:
+        return _scalar(_field(output, "loss"), "output-এর loss")
+    elif isinstance(output, (list, tuple)):
+        found = [t for t in output if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel() == 1]
+        if found:
+            return found[0].reshape(())
+    raise ValueError("মডেলের output-এ কোনো loss নেই (no loss in the output, and no loss_fn): output একটি scalar, "
+                     "`.loss`, বা (logits, loss) ধাঁচের tuple হতে হবে — নইলে loss_fn দাও, যেমন "
+                     "checkup(model, (x, y), loss_fn=torch.nn.CrossEntropyLoss()); HF মডেলে batch-এ labels দাও")
+
+
+def _logits(output) -> torch.Tensor:
+    if isinstance(output, torch.Tensor):
+        return output
+    found = _field(output, "logits")
+    if found is None and isinstance(output, (list, tuple)) and output:
+        found = output[0]
+    if not isinstance(found, torch.Tensor):
+        raise TypeError(f"output থেকে logits পাওয়া গেল না (no logits in the output: {type(output).__name__}); "
+                        "মডেল একটি tensor, `.logits`, বা (logits, ...) tuple ফেরত দিক")
+    return found
+
+
+def loss_of(output, target, loss_fn) -> torch.Tensor:
+    """মডেলের output (আর target) থেকে scalar loss (পাঠ ১০); না পেলে বা scalar না হলে বাংলা + ইংরেজি বার্তায় ভুল।"""
+    if loss_fn is None:
+        return _loss_in(output)
+    logits = _logits(output)
+    loss = loss_fn(logits) if target is _NO_TARGET else loss_fn(logits, target)
+    return _scalar(loss, "loss_fn-এর ফল")

@@ -1,0 +1,409 @@
+"""The precision check-up (mishran.checkup, lesson 10) against oracles that do not come from the check-up itself:
+models whose overflow, underflow and first non-finite module are known by construction, torch's own casts for the
+FP16/BF16 underflow shares, a brute-force sweep over powers of two for the loss-scale range, torch's own autocast for
+the op dtypes, and a bit-for-bit comparison of the model before and after."""
+import json
+import math
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+import torch
+from torch import nn
+
+from mishran.checkup.command import main
+from mishran.checkup.gradients import SCALE_POWERS, UNDERFLOW_LIMIT, log2_histogram, underflow_share
+from mishran.checkup.run import checkup
+from mishran.checkup.target import resolve_target
+
+FP16_MAX = 65504.0
+
+
+def _overflowing():
+    """'1' is a Linear whose outputs are ~1.6e5: finite in FP32 and BF16, inf in FP16."""
+    model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 8), nn.Linear(8, 1))
+    with torch.no_grad():
+        model[0].weight.fill_(0.25), model[0].bias.zero_()
+        model[1].weight.fill_(2e4), model[1].bias.zero_()
+        model[2].weight.fill_(1e-5), model[2].bias.zero_()
+    return model
+
+
+def _mean_loss(out):
+    return out.mean()
+
+
+class _TinyGradient(nn.Module):
+    """`tiny` gets gradients of 1e-9·c (c in [0.5, 2]): all of them round to zero in FP16 at loss scale 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.main = nn.Linear(4, 4)
+        self.tiny = nn.Parameter(torch.ones(64))
+        self.register_buffer("c", torch.linspace(0.5, 2.0, 64))
+
+    def forward(self, x):
+        return self.main(x).pow(2).mean() + 1e-9 * (self.tiny * self.c).sum()
+
+
+def _batch(n=8, features=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.rand(n, features, generator=g) + 0.5
+
+
+# ---- forward: overflow, first non-finite module, keep_fp32 ---------------------------------------------------
+
+def test_an_overflowing_linear_is_found_first_and_kept_in_fp32():
+    model, x = _overflowing(), _batch()
+    with torch.no_grad():
+        fp32_out = model[1](model[0](x))
+        fp16_out = model[1].half()(model[0](x).half())       # torch's own FP16: the oracle
+        model[1].float()
+    assert torch.isfinite(fp32_out).all() and torch.isinf(fp16_out).any()
+    report = checkup(model, x, loss_fn=_mean_loss, target="t4", steps=0)
+    assert report.precisions == ["fp16"] and report.emulated and report.numbers_label == "emulated on CPU"
+    assert report.first_nonfinite == {"fp16": "1"}
+    assert report.overflow_modules["fp16"] == ["1"]
+    assert report.keep_fp32 == ["1"]
+    assert report.recommended_precision == "fp16"
+    assert math.log2(report.fp16_init_scale).is_integer()
+    row = {r.name: r for r in report.modules}["1"]
+    assert row.max_abs == pytest.approx(float(fp32_out.abs().max()))
+    assert row.fp16_headroom == pytest.approx(FP16_MAX / float(fp32_out.abs().max())) and row.fp16_headroom_log2 < 0
+    assert row.runs["fp16"].nonfinite and row.runs["fp16"].forward_overflow
+    assert not {r.name: r for r in report.modules}["0"].runs["fp16"].nonfinite
+    assert 'model.get_submodule("1")(x.float())' in report.advice and 'torch.autocast("cuda", enabled=False)' \
+        in report.advice
+
+
+def test_bf16_keeps_the_range_that_fp16_loses():
+    report = checkup(_overflowing(), _batch(), loss_fn=_mean_loss, target="a100", steps=0)
+    assert report.precisions == ["bf16", "fp16"]
+    assert report.first_nonfinite == {"bf16": None, "fp16": "1"}
+    assert report.overflow_modules["bf16"] == [] and report.recommended_precision == "bf16"
+    assert report.fp16_init_scale is None and report.ds_config == {"bf16": {"enabled": True}}
+
+
+class _Cancel(nn.Module):
+    """(x + 256) − 256: exact in FP32, but BF16 keeps 8 bits, so near 256 its spacing is 2 and x is lost."""
+
+    def forward(self, x):
+        return (x + 256.0) - 256.0
+
+
+def test_a_module_that_adds_far_more_error_than_the_rest_is_kept_in_fp32():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 16), _Cancel(), nn.Linear(16, 2))
+    x = _batch()
+    report = checkup(model, x, loss_fn=_mean_loss, steps=0)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):   # the oracle: torch's own BF16 step
+        got = model[1](model[0](x))
+    want = model[1](model[0](x)).detach()
+    oracle = float((got.double() - want.double()).norm() / want.double().norm())
+    row = {r.name: r for r in report.modules}["1"]
+    assert row.runs["bf16"].rel_error == pytest.approx(oracle, rel=1e-6) and oracle > 0.05
+    assert report.keep_fp32 == ["1"]
+    assert report.worst_modules["bf16"][0] in ("1", "2", "")
+
+
+# ---- backward: underflow, the loss-scale range ---------------------------------------------------------------
+
+def _cast_share(g, dtype, scale):
+    nonzero = g != 0
+    return float(((g.abs() * scale).to(dtype) == 0)[nonzero].sum()) / max(int(nonzero.sum()), 1)
+
+
+def test_the_underflow_share_is_torchs_own_cast():
+    g = torch.randn(4000).mul(torch.logspace(-45, 2, 4000, base=2.0)).float()
+    ties = torch.tensor([2.0 ** -25, -(2.0 ** -25), 2.0 ** -25 * (1 + 2 ** -23), 2.0 ** -26, 3e-44, 2.0 ** -24, 0.0])
+    g = torch.cat([g, ties])
+    hist = log2_histogram(g)
+    for k in range(-4, 30):
+        for name, dtype in (("fp16", torch.float16), ("bf16", torch.bfloat16)):
+            assert underflow_share(hist, name, 2.0 ** k) == pytest.approx(_cast_share(g, dtype, 2.0 ** k), abs=0), \
+                (name, k)
+
+
+def _fp32_gradients(model, x):
+    acts = []
+
+    def on_output(module, args, out):
+        out.register_hook(lambda g: acts.append(float(g.abs().max())))
+
+    hooks = [m.register_forward_hook(on_output) for m in model.modules()]
+    model(x).backward()
+    for h in hooks:
+        h.remove()
+    grads = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad(set_to_none=True)
+    return grads, max(acts)
+
+
+def test_a_tiny_gradient_underflows_at_scale_1_and_is_lifted_at_the_recommended_scale():
+    torch.manual_seed(0)
+    model, x = _TinyGradient(), _batch()
+    report = checkup(model, x, target="t4", steps=0)
+    grads, act_max = _fp32_gradients(model, x)
+    assert report.underflow_params["fp16"] == ["tiny"] and report.underflow_params["bf16"] == []
+    row = {r.name: r for r in report.params}["tiny"]
+    assert row.underflow_share["fp16"] == _cast_share(grads["tiny"], torch.float16, 1.0) == 1.0
+    s = report.fp16_init_scale
+    assert row.underflow_share_at_init == _cast_share(grads["tiny"], torch.float16, s) <= UNDERFLOW_LIMIT
+    # the range, by brute force over the powers of two
+    top = max(max(float(g.abs().max()) for g in grads.values()), act_max)
+    safe = [k for k in SCALE_POWERS if top * 2.0 ** k < FP16_MAX]
+    lifted = [k for k in SCALE_POWERS if k >= 0
+              and all(_cast_share(g, torch.float16, 2.0 ** k) <= UNDERFLOW_LIMIT for g in grads.values())]
+    scale = report.loss_scale
+    assert (scale.high, scale.low) == (2.0 ** safe[-1], 2.0 ** lifted[0]) and scale.window_ok
+    assert s == 2.0 ** ((lifted[0] + safe[-1]) // 2)
+    assert scale.max_grad == max(float(g.abs().max()) for g in grads.values())
+    assert scale.max_activation_grad == pytest.approx(act_max)
+    assert report.grad_cosine["fp16"] > 0.99 and not report.overflow_modules["fp16"]
+    assert report.ds_config["fp16"]["initial_scale_power"] == round(math.log2(s))
+
+
+class _Reciprocal(nn.Module):
+    def forward(self, x):
+        return 1.0 / x
+
+
+def test_large_activation_gradients_lower_the_scale_so_the_backward_does_not_overflow():
+    model = nn.Sequential(nn.Linear(4, 4), _Reciprocal())
+    with torch.no_grad():
+        model[0].weight.fill_(1e-4), model[0].bias.fill_(0.0)       # outputs ~4e-4: d(1/x)/dx ~ 6e6
+    x = _batch()
+    report = checkup(model, x, loss_fn=_mean_loss, target="t4", steps=0)
+    assert report.loss_scale.max_activation_grad * report.fp16_init_scale < FP16_MAX
+    assert report.fp16_init_scale < 1
+    assert not report.overflow_modules["fp16"] and report.first_nonfinite["fp16"] is None
+
+
+# ---- the ops ----------------------------------------------------------------------------------------------------
+
+def test_the_ops_table_is_torchs_own_autocast():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.Softmax(-1), nn.Linear(8, 3))
+    x, y = _batch(), torch.randint(0, 3, (8,))
+    report = checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), target="t4", steps=0)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.float16):
+        h = model[0](x)
+        normed, soft = model[1](h), model[2](model[1](h))
+    ops = {(o.op, o.dtype): o for o in report.ops if o.precision == "fp16"}
+    assert ("aten.addmm", "float16") in ops and ops[("aten.addmm", "float16")].calls == 2
+    softmax = ops[("aten._softmax", str(soft.dtype).removeprefix("torch."))]
+    assert softmax.kind == "softmax" and softmax.flagged == (soft.dtype == torch.float16)
+    norm = ops[("aten.native_layer_norm", str(normed.dtype).removeprefix("torch."))]
+    assert norm.kind == "normalisation" and norm.in_16bit == (normed.dtype == torch.float16)
+    assert report.autocast_rules == "cpu"
+    assert all(c.mfu is None for c in report.costs)                        # no known peak on a CPU
+
+
+# ---- the model comes back bit for bit ---------------------------------------------------------------------------
+
+class _Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.conv2, self.bn2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x)))))
+        out += x
+        return self.relu(out)
+
+
+def _resnet():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(inplace=True), _Block(16),
+                         nn.Dropout(0.2), nn.Conv2d(16, 32, 3, stride=2, padding=1), _Block(32),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+
+
+def _bits(t):
+    return t.detach().clone().view(torch.int32) if t.dtype == torch.float32 else t.detach().clone()
+
+
+def _snapshot(model):
+    return ({k: _bits(v) for k, v in model.state_dict().items()},
+            {n: (p.grad, None if p.grad is None else _bits(p.grad)) for n, p in model.named_parameters()},
+            {n: m.training for n, m in model.named_modules()}, torch.get_rng_state())
+
+
+def _assert_unchanged(model, before):
+    params, grads, modes, rng = before
+    now = _snapshot(model)
+    assert params.keys() == now[0].keys() and all(torch.equal(params[k], now[0][k]) for k in params)
+    for n, (grad, bits) in grads.items():
+        assert now[1][n][0] is grad, n                                      # the same tensor object, or None
+        assert bits is None or torch.equal(bits, now[1][n][1]), n
+    assert now[2] == modes and torch.equal(now[3], rng)
+
+
+def test_the_model_is_left_exactly_as_it_was_found():
+    model = _resnet()
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
+    model[9].weight.grad = torch.tensor([[-0.0, float("nan")] * 16] * 10)  # odd bits that must survive
+    model[5].weight.grad = torch.randn_like(model[5].weight)
+    model[6].bn2.eval()                                                     # a mixed train/eval model
+    torch.rand(3)
+    before = _snapshot(model)
+    report = checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), target="a100", steps=1)
+    _assert_unchanged(model, before)
+    assert report.training and report.recommended_precision == "bf16" and report.flops > 0
+    assert {c.precision for c in report.costs} == {"fp32", "bf16", "fp16"}
+    assert all(c.step_seconds > 0 and c.activation_bytes > 0 for c in report.costs)
+    assert report.costs[1].activation_bytes < report.costs[0].activation_bytes     # 16-bit activations
+    model(x)                                                                # the oracle that buffers did move:
+    assert not torch.equal(model[1].running_mean, before[0]["1.running_mean"].view(torch.float32))
+
+
+def test_the_model_is_restored_after_a_failure_too():
+    model = nn.Sequential(nn.BatchNorm1d(4), nn.Linear(3, 2))               # BN runs (and moves), then '1' fails
+    before = _snapshot(model)
+    with pytest.raises(ValueError, match=r"fails on this batch.*'1'"):
+        checkup(model, _batch(), loss_fn=_mean_loss, steps=0)
+    _assert_unchanged(model, before)
+
+
+# ---- what a learner's model looks like: tuple, dict, an output with .loss ----------------------------------------
+
+class _LogitsAndLoss(nn.Module):
+    """TinyGPT's shape: model(x, y) → (logits, loss)."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 3)
+
+    def forward(self, x, y):
+        logits = self.head(x)
+        return logits, nn.functional.cross_entropy(logits, y)
+
+
+@dataclass
+class _Output:
+    loss: torch.Tensor
+    logits: torch.Tensor
+
+
+class _HFLike(nn.Module):
+    def __init__(self, as_dict=False):
+        super().__init__()
+        self.head, self.as_dict = nn.Linear(4, 3), as_dict
+
+    def forward(self, input_ids, labels=None):
+        logits = self.head(input_ids)
+        loss = nn.functional.cross_entropy(logits, labels)
+        return {"loss": loss, "logits": logits} if self.as_dict else _Output(loss, logits)
+
+
+@pytest.mark.parametrize("kind", ["tuple", "dataclass", "dict", "loss_fn"])
+def test_tuple_and_dict_batches_and_an_output_with_loss(kind):
+    torch.manual_seed(0)
+    x, y = _batch(), torch.randint(0, 3, (8,))
+    model, batch, loss_fn = {
+        "tuple": (_LogitsAndLoss(), (x, y), None),
+        "dataclass": (_HFLike(), {"input_ids": x, "labels": y}, None),
+        "dict": (_HFLike(as_dict=True), {"input_ids": x, "labels": y}, None),
+        "loss_fn": (nn.Linear(4, 3), (x, y), nn.CrossEntropyLoss()),
+    }[kind]
+    head = model if isinstance(model, nn.Linear) else model.head
+    want = float(nn.functional.cross_entropy(head(x), y))
+    report = checkup(model, batch, loss_fn=loss_fn, steps=0)
+    assert report.loss["fp32"] == pytest.approx(want, rel=1e-6)
+    assert report.loss_rel_error["bf16"] < 0.05 and report.grad_cosine["bf16"] > 0.99
+    json.dumps(report.to_dict(), allow_nan=False)
+
+
+# ---- the learner's door -------------------------------------------------------------------------------------------
+
+def test_a_model_that_fails_on_the_batch_is_named():
+    model = nn.Sequential(nn.Linear(4, 8), nn.Sequential(nn.ReLU(), nn.Linear(3, 2)))
+    with pytest.raises(ValueError, match=r"'1\.1'.*mat1 and mat2|'1\.1'"):
+        checkup(model, _batch(), loss_fn=_mean_loss, steps=0)
+
+
+@pytest.mark.parametrize(("model", "batch", "kwargs", "error", "match"), [
+    (nn.Linear(4, 1), torch.ones(2, 4, device="meta"), {}, ValueError, "another device"),
+    (nn.Linear(4, 1), torch.ones(2, 4), {"device": "cuda"}, ValueError, "device mismatch"),
+    (nn.Linear(4, 3), torch.ones(2, 4), {}, ValueError, "no loss"),
+    (nn.Linear(4, 3), (torch.ones(2, 4), torch.ones(2, 3)), {"loss_fn": nn.MSELoss(reduction="none")}, ValueError,
+     "non-scalar"),
+    (nn.Linear(4, 3).half(), torch.ones(2, 4).half(), {"loss_fn": _mean_loss}, ValueError, "half precision"),
+    (nn.Linear(4, 3).requires_grad_(False), torch.ones(2, 4), {"loss_fn": _mean_loss}, ValueError,
+     "requires_grad"),
+    (nn.Linear(4, 3), torch.ones(2, 4), {"loss_fn": 3}, TypeError, "callable"),
+    (nn.Linear(4, 3), torch.ones(2, 4), {"loss_fn": _mean_loss, "target": "k80"}, ValueError, "unknown target"),
+    (nn.Linear(4, 3), torch.ones(2, 4), {"loss_fn": _mean_loss, "target": (7,)}, TypeError, "capability"),
+    (nn.Linear(4, 3), torch.ones(2, 4), {"loss_fn": _mean_loss, "steps": -1}, ValueError, "steps"),
+    ("not a model", torch.ones(2, 4), {}, TypeError, "nn.Module"),
+], ids=["batch-device", "device-arg", "no-loss", "non-scalar", "half", "all-frozen", "loss_fn", "target",
+        "capability", "steps", "not-a-module"])
+def test_bad_input_gets_a_bengali_message_with_the_key_term(model, batch, kwargs, error, match):
+    with pytest.raises(error, match=match) as caught:
+        checkup(model, batch, **kwargs)
+    assert any("\u0980" <= ch <= "\u09ff" for ch in str(caught.value))
+
+
+def test_frozen_parameters_are_skipped_and_said_so():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 1))
+    model[0].requires_grad_(False)
+    report = checkup(model, _batch(), loss_fn=_mean_loss, steps=0)
+    assert report.frozen_params == ["0.weight", "0.bias"]
+    assert [r.name for r in report.params] == ["1.weight", "1.bias"]
+    assert any("skipped" in note and "0.weight" in note for note in report.notes)
+
+
+def test_targets_follow_the_one_precision_rule():
+    assert resolve_target("t4", "cpu").candidate == "fp16" and resolve_target((7, 0), "cpu").precisions == ("fp16",)
+    assert resolve_target("h200", "cpu").candidate == "bf16" and resolve_target(None, "cpu").label == "cpu"
+    assert not resolve_target("cpu", "cpu").emulated and resolve_target("a100", "cpu").emulated
+
+
+# ---- the command line ----------------------------------------------------------------------------------------------
+
+def _factories(tmp_path, monkeypatch):
+    (tmp_path / "checkup_factories.py").write_text(
+        "import torch\n"
+        "def make_model():\n    torch.manual_seed(0)\n    return torch.nn.Linear(4, 3)\n"
+        "def make_batch():\n    return torch.ones(2, 4), torch.tensor([0, 2])\n"
+        "def make_bad_batch():\n    return torch.ones(2, 5), torch.tensor([0, 2])\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+@pytest.mark.parametrize("argv", [
+    ["nowhere.module:make_model", "--batch", "checkup_factories:make_batch"],
+    ["checkup_factories:no_such", "--batch", "checkup_factories:make_batch"],
+    ["checkup_factories", "--batch", "checkup_factories:make_batch"],
+    ["checkup_factories:make_model"],
+    ["checkup_factories:make_model", "--batch", "checkup_factories:make_batch", "--target", "k80"],
+    ["checkup_factories:make_model", "--batch", "checkup_factories:make_batch", "--steps", "-1"],
+    ["checkup_factories:make_model", "--batch", "checkup_factories:make_batch", "--no-such-flag"],
+    ["checkup_factories:make_model", "--batch", "checkup_factories:make_bad_batch", "--loss",
+     "torch.nn.functional:cross_entropy"],
+])
+def test_the_command_line_refuses_with_status_2_and_one_line(argv, tmp_path, monkeypatch, capsys):
+    _factories(tmp_path, monkeypatch)
+    with pytest.raises(SystemExit) as end:
+        main(argv)
+    err = capsys.readouterr().err
+    assert end.value.code == 2 and "Traceback" not in err
+    assert "error:" in err.strip().splitlines()[-1]
+
+
+def test_the_command_line_writes_the_report(tmp_path, monkeypatch, capsys):
+    _factories(tmp_path, monkeypatch)
+    out = tmp_path / "report.json"
+    main(["checkup_factories:make_model", "--batch", "checkup_factories:make_batch", "--loss",
+          "torch.nn.functional:cross_entropy", "--target", "t4", "--steps", "0", "--out", str(out)])
+    record = json.loads(out.read_text(encoding="utf-8"))
+    assert record["recommended_precision"] == "fp16" and record["target"] == "t4"
+    assert "সুপারিশ" in capsys.readouterr().out
+
+
+def test_python_dash_m_exits_2_on_a_bad_flag():
+    done = subprocess.run([sys.executable, "-m", "mishran.checkup", "--no-such-flag"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
