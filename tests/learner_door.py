@@ -1,9 +1,13 @@
 """The learner's door: the names of mishran that the lessons and docs tell a learner to call with values of their own,
 and the command lines a learner types. These, and only these, check what they are given and answer a mistake with a
 Bengali message and the English key term; every other function trusts its caller (the lessons and the package itself),
-as torch's own internals do. tests/test_fuzz.py fuzzes exactly this list and every flag of every command line;
-docs/contributing.md gives the rule. A name joins the list when a lesson invites the learner to call it with their own
-values (an exercise, a "try it" cell, a widget, a config) — not merely because a lesson calls it.
+as torch's own internals do. A learner types values (numbers, names, text, sizes, flags, configs); the objects a door
+name also takes (a model, an optimizer, a GradScaler, an autocast context, a loss function, a DeepSpeed engine, a
+tokenizer) come from torch or the course's own code and are trusted like any caller's. tests/test_fuzz.py fuzzes the
+value arguments of exactly these names (its OBJECT_ARGS lists the object arguments it leaves alone), and
+tests/test_command_lines.py every flag of every command line; docs/contributing.md gives the rule. A name joins the
+list when a lesson invites the learner to call it with their own values (an exercise, a "try it" cell, a widget, a
+config) — not merely because a lesson calls it.
 """
 
 DOOR = {
@@ -22,7 +26,7 @@ DOOR = {
     "mishran.models.reference": ["BenchSizes"],
     "mishran.engines.amp": ["TrainConfig", "train", "amp_step", "save_checkpoint", "load_checkpoint"],
     "mishran.engines.deepspeed_config": ["config_for_device", "validate_config", "zero_model_state_bytes"],
-    "mishran.engines.deepspeed_engine": ["initialize", "release"],
+    "mishran.engines.deepspeed_engine": ["initialize"],
     "mishran.measure.memory": ["measure_step"],
     "mishran.measure.bench": ["run"],
     "mishran.measure.profiler": ["profile_step", "time_matmul"],

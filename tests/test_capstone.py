@@ -150,6 +150,8 @@ def test_an_unknown_precision_is_refused_not_run_as_fp32():
     ("zero_stage", 4, ValueError, "must be an integer in 0..3 or None"),
     ("seed", -1, ValueError, "must be an integer >= 0"),
     ("lr", float("nan"), ValueError, "must be a positive finite number"),
+    ("lr", 2 ** 2000, ValueError, "must be a positive finite number"),         # finite as an int, not as a float
+    ("temperature", -(2 ** 2000), ValueError, "must be a positive finite number"),
     ("dropout", 1.0, ValueError, r"must be in \[0, 1\)"),
     ("top_k", True, ValueError, "must be an integer >= 1 or None"),
     ("prompt", 3, TypeError, "must be a str"),
@@ -161,6 +163,15 @@ def test_a_wrong_switch_is_named_in_bengali(switch, value, error, words):
     with pytest.raises(error, match=words) as err:
         training.CapstoneConfig(**{switch: value})
     assert any("\u0980" <= ch <= "\u09ff" for ch in str(err.value))
+
+
+def test_an_empty_prompt_and_a_non_bool_return_model_are_refused_in_bengali(forty):
+    model = TinyGPT(GPTConfig(vocab_size=forty.vocab_size, block_size=8, n_layer=1, n_head=2, n_embd=8), seed=0)
+    with pytest.raises(ValueError, match="prompt must be a non-empty str") as err:
+        evaluation.sample(model, forty.tokenizer, "")
+    assert "অক্ষর" in str(err.value)
+    with pytest.raises(TypeError, match="return_model a bool"):
+        training.run(training.CapstoneConfig(), data=forty, return_model=torch.tensor([1.0, 2.0]))
 
 
 @pytest.mark.parametrize("switch", ["resume_from", "compile"])

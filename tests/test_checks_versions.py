@@ -18,7 +18,7 @@ def test_versions_compare_by_release_with_local_and_pre_release_parts():
     assert (not versions.version_at_least("3.10.9", "3.11")
             and versions.version_at_least("3.100", "3.11"))   # not text order
     with pytest.raises(ValueError):                              # packaging's InvalidVersion is a ValueError
-        versions.parse_version("latest")
+        versions.version_at_least("latest", "1.0")
 
 
 def test_free_port_is_free_to_bind():

@@ -16,6 +16,7 @@ from mishran.checkup.command import main
 from mishran.checkup.gradients import SCALE_POWERS, UNDERFLOW_LIMIT, log2_histogram, underflow_share
 from mishran.checkup.run import checkup
 from mishran.checkup.target import resolve_target
+from mishran.numerics.error import relative_error
 
 FP16_MAX = 65504.0
 
@@ -54,6 +55,13 @@ def _batch(n=8, features=4, seed=0):
 
 # ---- forward: overflow, first non-finite module, keep_fp32 ---------------------------------------------------
 
+def test_flops_are_counted_by_hand():
+    """forward 2·8·4·8 + 2·8·8·3; backward: the second Linear's weight and input gradients, the first's weight only."""
+    model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 3))
+    report = checkup(model, (_batch(), torch.randint(0, 3, (8,))), loss_fn=nn.CrossEntropyLoss(), steps=0)
+    assert report.flops == (512 + 384) + (384 + 384 + 512)
+
+
 def test_an_overflowing_linear_is_found_first_and_kept_in_fp32():
     model, x = _overflowing(), _batch()
     with torch.no_grad():
@@ -83,6 +91,19 @@ def test_bf16_keeps_the_range_that_fp16_loses():
     assert report.first_nonfinite == {"bf16": None, "fp16": "1"}
     assert report.overflow_modules["bf16"] == [] and report.recommended_precision == "bf16"
     assert report.fp16_init_scale is None and report.ds_config == {"bf16": {"enabled": True}}
+
+
+def test_on_a_cpu_bf16_unless_it_breaks_the_model_then_fp32():
+    """3.399e38 is finite in FP32 but past the midpoint above BF16's largest number, so BF16 rounds it to inf."""
+    model = nn.Sequential(nn.Linear(1, 1, bias=False))
+    with torch.no_grad():
+        model[0].weight.fill_(3.399e38)
+    x = torch.ones(2, 1)
+    assert torch.isinf(model[0].weight.bfloat16()).all() and torch.isfinite(model(x)).all()   # the oracle
+    report = checkup(model, x, loss_fn=lambda out: (out * 1e-38).mean(), target="cpu", steps=0)
+    assert report.first_nonfinite == {"bf16": "0"} and not math.isfinite(report.loss["bf16"])
+    assert report.recommended_precision == "fp32" and report.ds_config == {} and report.keep_fp32 == ["0"]
+    assert "FP32" in report.advice
 
 
 class _Cancel(nn.Module):
@@ -128,8 +149,9 @@ def test_the_underflow_share_is_torchs_own_cast():
 def _fp32_gradients(model, x):
     acts = []
 
-    def on_output(module, args, out):
-        out.register_hook(lambda g: acts.append(float(g.abs().max())))
+    def on_output(module, args, out):               # a one-number output is the loss: its gradient is the scale
+        if out.numel() > 1:
+            out.register_hook(lambda g: acts.append(float(g.abs().max())))
 
     hooks = [m.register_forward_hook(on_output) for m in model.modules()]
     model(x).backward()
@@ -169,15 +191,43 @@ class _Reciprocal(nn.Module):
         return 1.0 / x
 
 
-def test_large_activation_gradients_lower_the_scale_so_the_backward_does_not_overflow():
+def test_a_backward_that_overflows_inside_a_module_is_named_though_its_forward_is_finite():
+    """d(1/x)/dx = −1/x²: with x ~ 4e-4, x² is below FP16's subnormals, so the backward divides by zero — at any
+    loss scale. The scale is still lowered so that the output gradients (~8e5 in FP32) fit."""
     model = nn.Sequential(nn.Linear(4, 4), _Reciprocal())
     with torch.no_grad():
-        model[0].weight.fill_(1e-4), model[0].bias.fill_(0.0)       # outputs ~4e-4: d(1/x)/dx ~ 6e6
+        model[0].weight.fill_(1e-4), model[0].bias.fill_(0.0)
     x = _batch()
     report = checkup(model, x, loss_fn=_mean_loss, target="t4", steps=0)
-    assert report.loss_scale.max_activation_grad * report.fp16_init_scale < FP16_MAX
-    assert report.fp16_init_scale < 1
-    assert not report.overflow_modules["fp16"] and report.first_nonfinite["fp16"] is None
+    s = report.fp16_init_scale
+    assert report.loss_scale.max_activation_grad * s < FP16_MAX <= report.loss_scale.max_activation_grad
+    h = model[0](x).detach().half().requires_grad_()                       # torch's own FP16 backward: the oracle
+    (model[1](h).float().mean() * s).backward()
+    assert torch.isinf(h.grad).any() and torch.isfinite(model[1](h)).all()
+    run = {r.name: r for r in report.modules}["1"].runs["fp16"]
+    assert not run.nonfinite and run.backward_overflow and not run.forward_overflow
+    assert report.overflow_modules["fp16"] == ["1"] and report.first_nonfinite["fp16"] is None
+    assert report.keep_fp32 == ["1"]
+
+
+def test_gradient_errors_are_those_of_torchs_own_bf16_step():
+    torch.manual_seed(0)
+    model, x, y = nn.Sequential(nn.Linear(4, 16), nn.GELU(), nn.Linear(16, 3)), _batch(), torch.randint(0, 3, (8,))
+    report = checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), steps=0)
+    grads = {}
+    for name in ("fp32", "bf16"):                                           # the oracle: two plain steps
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=name == "bf16"):
+            loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        grads[name] = {n: p.grad for n, p in model.named_parameters()}
+        model.zero_grad(set_to_none=True)
+    for row in report.params:
+        got, want = grads["bf16"][row.name], grads["fp32"][row.name]
+        assert row.runs["bf16"].rel_error == pytest.approx(relative_error(got, want), rel=1e-9)
+        assert row.runs["bf16"].cosine == pytest.approx(float(nn.functional.cosine_similarity(
+            got.double().flatten(), want.double().flatten(), dim=0)), rel=1e-9)
+    assert report.grad_rel_error["bf16"] == pytest.approx(
+        relative_error(list(grads["bf16"].values()), list(grads["fp32"].values())), rel=1e-9)
 
 
 # ---- the ops ----------------------------------------------------------------------------------------------------
@@ -244,16 +294,16 @@ def _assert_unchanged(model, before):
 
 def test_the_model_is_left_exactly_as_it_was_found():
     model = _resnet()
-    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
+    x, y = torch.randn(2, 3, 8, 8), torch.randint(0, 10, (2,))
     model[9].weight.grad = torch.tensor([[-0.0, float("nan")] * 16] * 10)  # odd bits that must survive
     model[5].weight.grad = torch.randn_like(model[5].weight)
     model[6].bn2.eval()                                                     # a mixed train/eval model
     torch.rand(3)
     before = _snapshot(model)
-    report = checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), target="a100", steps=1)
+    report = checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), target="t4", steps=1)
     _assert_unchanged(model, before)
-    assert report.training and report.recommended_precision == "bf16" and report.flops > 0
-    assert {c.precision for c in report.costs} == {"fp32", "bf16", "fp16"}
+    assert report.training and report.recommended_precision == "fp16" and report.flops > 0
+    assert [c.precision for c in report.costs] == ["fp32", "fp16"]
     assert all(c.step_seconds > 0 and c.activation_bytes > 0 for c in report.costs)
     assert report.costs[1].activation_bytes < report.costs[0].activation_bytes     # 16-bit activations
     model(x)                                                                # the oracle that buffers did move:
@@ -310,7 +360,7 @@ def test_tuple_and_dict_batches_and_an_output_with_loss(kind):
         "loss_fn": (nn.Linear(4, 3), (x, y), nn.CrossEntropyLoss()),
     }[kind]
     head = model if isinstance(model, nn.Linear) else model.head
-    want = float(nn.functional.cross_entropy(head(x), y))
+    want = float(nn.functional.cross_entropy(head(x), y).detach())
     report = checkup(model, batch, loss_fn=loss_fn, steps=0)
     assert report.loss["fp32"] == pytest.approx(want, rel=1e-6)
     assert report.loss_rel_error["bf16"] < 0.05 and report.grad_cosine["bf16"] > 0.99
@@ -321,13 +371,14 @@ def test_tuple_and_dict_batches_and_an_output_with_loss(kind):
 
 def test_a_model_that_fails_on_the_batch_is_named():
     model = nn.Sequential(nn.Linear(4, 8), nn.Sequential(nn.ReLU(), nn.Linear(3, 2)))
-    with pytest.raises(ValueError, match=r"'1\.1'.*mat1 and mat2|'1\.1'"):
+    with pytest.raises(ValueError, match=r"fails on this batch.*'1\.1'"):
         checkup(model, _batch(), loss_fn=_mean_loss, steps=0)
 
 
 @pytest.mark.parametrize(("model", "batch", "kwargs", "error", "match"), [
     (nn.Linear(4, 1), torch.ones(2, 4, device="meta"), {}, ValueError, "another device"),
-    (nn.Linear(4, 1), torch.ones(2, 4), {"device": "cuda"}, ValueError, "device mismatch"),
+    (nn.Linear(4, 1), torch.ones(2, 4), {"device": "meta"}, ValueError, "device mismatch"),
+    (nn.Linear(4, 1), torch.ones(2, 4), {"device": "gpu0"}, ValueError, "unknown device"),
     (nn.Linear(4, 3), torch.ones(2, 4), {}, ValueError, "no loss"),
     (nn.Linear(4, 3), (torch.ones(2, 4), torch.ones(2, 3)), {"loss_fn": nn.MSELoss(reduction="none")}, ValueError,
      "non-scalar"),
@@ -339,7 +390,7 @@ def test_a_model_that_fails_on_the_batch_is_named():
     (nn.Linear(4, 3), torch.ones(2, 4), {"loss_fn": _mean_loss, "target": (7,)}, TypeError, "capability"),
     (nn.Linear(4, 3), torch.ones(2, 4), {"loss_fn": _mean_loss, "steps": -1}, ValueError, "steps"),
     ("not a model", torch.ones(2, 4), {}, TypeError, "nn.Module"),
-], ids=["batch-device", "device-arg", "no-loss", "non-scalar", "half", "all-frozen", "loss_fn", "target",
+], ids=["batch-device", "device-arg", "device-name", "no-loss", "non-scalar", "half", "all-frozen", "loss_fn", "target",
         "capability", "steps", "not-a-module"])
 def test_bad_input_gets_a_bengali_message_with_the_key_term(model, batch, kwargs, error, match):
     with pytest.raises(error, match=match) as caught:
@@ -369,7 +420,8 @@ def _factories(tmp_path, monkeypatch):
         "import torch\n"
         "def make_model():\n    torch.manual_seed(0)\n    return torch.nn.Linear(4, 3)\n"
         "def make_batch():\n    return torch.ones(2, 4), torch.tensor([0, 2])\n"
-        "def make_bad_batch():\n    return torch.ones(2, 5), torch.tensor([0, 2])\n", encoding="utf-8")
+        "def make_bad_batch():\n    return torch.ones(2, 5), torch.tensor([0, 2])\n"
+        "def make_broken():\n    raise RuntimeError('a bug in the learner\\'s factory')\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
 
 
@@ -383,6 +435,9 @@ def _factories(tmp_path, monkeypatch):
     ["checkup_factories:make_model", "--batch", "checkup_factories:make_batch", "--no-such-flag"],
     ["checkup_factories:make_model", "--batch", "checkup_factories:make_bad_batch", "--loss",
      "torch.nn.functional:cross_entropy"],
+    ["checkup_factories:make_broken", "--batch", "checkup_factories:make_batch"],
+    pytest.param(["checkup_factories:make_model", "--batch", "checkup_factories:make_batch", "--device", "cuda"],
+                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")),
 ])
 def test_the_command_line_refuses_with_status_2_and_one_line(argv, tmp_path, monkeypatch, capsys):
     _factories(tmp_path, monkeypatch)
@@ -390,7 +445,9 @@ def test_the_command_line_refuses_with_status_2_and_one_line(argv, tmp_path, mon
         main(argv)
     err = capsys.readouterr().err
     assert end.value.code == 2 and "Traceback" not in err
-    assert "error:" in err.strip().splitlines()[-1]
+    last = err.strip().splitlines()[-1]
+    assert "error:" in last and (any("\u0980" <= ch <= "\u09ff" for ch in last) or "choose from" in last
+                                 or "required" in last or "unrecognized" in last)
 
 
 def test_the_command_line_writes_the_report(tmp_path, monkeypatch, capsys):
@@ -407,3 +464,76 @@ def test_python_dash_m_exits_2_on_a_bad_flag():
     done = subprocess.run([sys.executable, "-m", "mishran.checkup", "--no-such-flag"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+# ---- on a GPU (skipped without one): CUDA's autocast rules, TF32 off for the reference, memory ------------------
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+
+
+@cuda
+def test_on_a_gpu_cudas_rules_apply_and_the_model_is_unchanged():
+    model = _resnet().cuda()
+    x, y = torch.randn(8, 3, 16, 16, device="cuda"), torch.randint(0, 10, (8,), device="cuda")
+    model[9].weight.grad = torch.full_like(model[9].weight, -0.0)
+    torch.cuda.manual_seed(1)
+    cuda_rng, before = torch.cuda.get_rng_state(), _snapshot(model)
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True     # a learner's TF32
+    try:
+        report = checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), steps=2)
+        assert torch.backends.cuda.matmul.allow_tf32 and torch.backends.cudnn.allow_tf32      # given back
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    _assert_unchanged(model, before)
+    assert torch.equal(torch.cuda.get_rng_state(), cuda_rng)
+    with torch.no_grad():                       # the same RNG (dropout) as the check-up's start; TF32 off: exact
+        want = float(nn.functional.cross_entropy(model(x), y))
+    assert report.loss["fp32"] == pytest.approx(want, rel=1e-6)
+    cap = torch.cuda.get_device_capability()
+    assert report.target == f"sm_{cap[0]}{cap[1]}" and report.autocast_rules == "cuda" and not report.emulated
+    assert report.numbers_label == "measured on cuda"
+    assert all(c.step_seconds and c.step_seconds > 0 for c in report.costs)
+    if "H200" in torch.cuda.get_device_name() or "H100" in torch.cuda.get_device_name():
+        assert report.recommended_precision == "bf16" and all(c.mfu and 0 < c.mfu < 1 for c in report.costs)
+
+
+@cuda
+def test_cudas_autocast_keeps_softmax_in_fp32():
+    model = nn.Sequential(nn.Linear(4, 8), nn.Softmax(-1), nn.Linear(8, 3)).cuda()
+    x = _batch().cuda()
+    report = checkup(model, x, loss_fn=_mean_loss, target="t4", steps=0)
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.float16):
+        soft = model[1](model[0](x))
+    ops = {o.op: o for o in report.ops if o.precision == "fp16"}
+    assert ops["aten._softmax"].dtype == str(soft.dtype).removeprefix("torch.") == "float32"
+    assert not ops["aten._softmax"].flagged and ops["aten.addmm"].in_16bit
+    assert not report.emulated and report.target == "t4"
+
+
+def _wide_conv():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(inplace=True), _Block(64),
+                         _Block(64), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10))
+
+
+@cuda
+@pytest.mark.parametrize("kind", ["activations", "weights"])
+def test_peak_memory_is_at_most_twice_a_plain_fp32_step(kind):
+    if kind == "activations":
+        model, x = _wide_conv().cuda(), torch.randn(64, 3, 64, 64, device="cuda")
+    else:
+        model = nn.Sequential(*[nn.Linear(4096, 4096) for _ in range(4)], nn.Linear(4096, 10)).cuda()
+        x = torch.randn(16, 4096, device="cuda")
+    y = torch.randint(0, 10, (x.shape[0],), device="cuda")
+    nn.functional.cross_entropy(model(x), y).backward()                     # warm-up (cuDNN, cuBLAS)
+    model.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    nn.functional.cross_entropy(model(x), y).backward()
+    plain = torch.cuda.max_memory_allocated()
+    model.zero_grad(set_to_none=True)
+    torch.cuda.reset_peak_memory_stats()
+    checkup(model, (x, y), loss_fn=nn.CrossEntropyLoss(), steps=1)
+    peak = torch.cuda.max_memory_allocated()
+    print(f"{kind}: plain {plain / 2**20:.0f} MiB, check-up {peak / 2**20:.0f} MiB, {peak / plain:.2f}x")
+    assert peak <= 2 * plain

@@ -149,6 +149,17 @@ def test_stepping_only_at_the_boundary_never_reaches_it(data):
     assert engine.global_steps == 0 and engine.micro_steps == 0
 
 
+@pytest.mark.parametrize("kwargs, error, key", [
+    (dict(lr=-1), ValueError, "lr must be positive"), (dict(lr=math.nan), ValueError, "lr must be finite"),
+    (dict(lr=None), TypeError, "lr must be a real number"),
+    (dict(replace_current="no"), TypeError, "replace_current must be True or False"),
+])
+def test_initialize_refuses_odd_values_before_building_anything(data, kwargs, error, key):
+    with pytest.raises(error, match=key) as err:
+        ds.initialize(_gpt(data), ds_config.config_for_device(micro_batch=4, device="cpu"), **kwargs)
+    assert any("\u0980" <= ch <= "\u09ff" for ch in str(err.value)) and ds.current_engine() is None
+
+
 def test_an_optimizer_cannot_be_reused_by_a_second_engine(data):
     model = _gpt(data)
     opt = torch.optim.AdamW(model.parameters())
@@ -242,7 +253,7 @@ def test_loss_scale_log_records_a_skipped_bf16_step(data, stage):
             engine.backward(loss * math.nan if i == 3 else loss)          # poison the second step
             engine.step()
             log.record()
-    assert log.steps == [1, 2, 3, 4] and log.scales == [None] * 4
+    assert [r.step for r in log.rows] == [1, 2, 3, 4] and log.scales == [None] * 4
     assert log.overflows == [False, True, False, False] and log.skipped_steps == [2] and engine.skipped_steps == 1
     assert any("overflow" in m.lower() for m in log.rows[1].messages) is (stage == 0)
     assert "হ্যাঁ" in str(log)

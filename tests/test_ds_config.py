@@ -248,6 +248,18 @@ def test_zero_arithmetic_reproduces_the_papers_7_5b_example():
         ds_config.zero_model_state_bytes(1000, 4, 1)
 
 
+@pytest.mark.parametrize("kwargs, key", [
+    (dict(param_bytes=2 ** 2000), "param_bytes must be finite"),
+    (dict(grad_bytes=-1), "grad_bytes must be >= 0"),
+    (dict(optimizer_bytes="12"), "optimizer_bytes must be a real number"),
+])
+def test_zero_arithmetic_refuses_odd_byte_sizes_in_bengali(kwargs, key):
+    with pytest.raises(ds_config.DeepSpeedConfigError, match=key) as err:
+        ds_config.zero_model_state_bytes(1000, 2, 4, **kwargs)
+    _bilingual(str(err.value), key)
+    assert ds_config.zero_model_state_bytes(1000, 3, 4, param_bytes=4, grad_bytes=4, optimizer_bytes=8)["total"] == 4000
+
+
 def test_config_module_imports_neither_deepspeed_nor_plotting():
     code = ("import sys, mishran.engines.deepspeed_config, mishran.engines.deepspeed_engine; "
             "bad = [m for m in ('matplotlib', 'ipywidgets', 'deepspeed') if m in sys.modules]; "

@@ -56,3 +56,21 @@ def test_check_fields_lists_each_mismatch_with_its_hint_in_order(capsys):
     assert not core.check_fields({"a": 1, "b": 2.01}, {"a": 1, "b": 2}, hints, "ঠিক", rel_tol={"a": 0.02})
     assert core.check_fields({"a": 1.01, "b": 2.01}, {"a": 1, "b": 2}, hints, "ঠিক", rel_tol=0.02)
     assert not core.check_fields({"a": "x", "b": 2}, {"a": 1, "b": 2}, hints, "ঠিক")     # not a number: a mismatch
+
+
+def test_choice_answer_takes_one_of_the_choices_folded_as_asked(capsys):
+    assert core.choice_answer("1B", ("350M", "1B")) == ("1B", None)
+    assert core.choice_answer(" c ", {"A": 1, "C": 2}, fold=str.upper) == ("C", None)
+    key, early = core.choice_answer(..., ("350M", "1B"))
+    assert key is None and not early and BLANK_NOTE in capsys.readouterr().out
+    for wrong in ("1b", 3, [1]):
+        key, early = core.choice_answer(wrong, ("350M", "1B"), "মডেলের মাপ")
+        assert key is None and not early
+    assert capsys.readouterr().out.endswith("এখনো হয়নি: মডেলের মাপ হবে 350M, 1B-এর একটি (one of); পেয়েছি [1]।\n")
+
+
+def test_function_answer_lets_a_function_through_and_says_what_else_it_got(capsys):
+    assert core.function_answer(len, "f(x)") is None
+    assert not core.function_answer(..., "f(x)") and BLANK_NOTE in capsys.readouterr().out
+    assert not core.function_answer(3, "f(x)")
+    assert capsys.readouterr().out == "এখনো হয়নি: একটি ফাংশন চাই (a function) f(x); পেয়েছি 3।\n"

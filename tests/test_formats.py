@@ -7,7 +7,7 @@ import torch
 from mishran.numerics import formats
 from mishran.numerics.formats import FORMATS, decode, decode_bits, encode, round_to
 
-TORCH_FORMATS = [n for n in FORMATS if formats.torch_dtype(n) is not None]
+TORCH_FORMATS = [n for n in FORMATS if FORMATS[n].dtype is not None]
 
 
 def test_fp16_max_is_65504():
@@ -27,13 +27,13 @@ def test_table_values_from_the_bits():
 
 @pytest.mark.parametrize("name", TORCH_FORMATS)
 def test_specs_agree_with_torch_finfo(name):
-    spec, info = FORMATS[name], torch.finfo(formats.torch_dtype(name))
+    spec, info = FORMATS[name], torch.finfo(FORMATS[name].dtype)
     assert spec.max == float(info.max)
     assert spec.min_normal == float(info.smallest_normal)
     assert spec.eps == float(info.eps)
     assert spec.total_bits == info.bits
     # smallest subnormal: the bit pattern 1, read by torch
-    dtype = formats.torch_dtype(name)
+    dtype = FORMATS[name].dtype
     one = torch.tensor([1], dtype={8: torch.uint8, 16: torch.int16, 32: torch.int32}[info.bits]).view(dtype)
     assert spec.min_subnormal == one.float().item()
 
@@ -43,7 +43,7 @@ def _all_patterns(name):
     bits = FORMATS[name].total_bits
     pats = torch.arange(2 ** bits, dtype=torch.int64)
     store = pats.to(torch.uint8) if bits == 8 else (pats - (pats >= 2 ** 15) * 2 ** 16).to(torch.int16)
-    return range(2 ** bits), store.view(formats.torch_dtype(name)).to(torch.float64).tolist()
+    return range(2 ** bits), store.view(FORMATS[name].dtype).to(torch.float64).tolist()
 
 
 @pytest.mark.parametrize("name", ["fp16", "bf16", "fp8_e4m3", "fp8_e5m2"])
@@ -97,7 +97,7 @@ def test_round_to_agrees_with_torch_casts(name):
     x = torch.cat([_edge_values(), _random_values()])
     x = x[~x.isnan()]
     ours = round_to(x, name)
-    theirs = x.to(formats.torch_dtype(name)).to(torch.float32)
+    theirs = x.to(FORMATS[name].dtype).to(torch.float32)
     if name == "fp8_e4m3":
         # torch's E4M3 overflow rule has changed between versions (NaN in 2.11, saturation to ±448 in 2.13);
         # ours follows the OCP rule (NaN). Compare only where the value is in range.

@@ -1,18 +1,26 @@
 """Bad input, the way a learner types it, at the learner's door: every name of tests/learner_door.py's DOOR (the
-functions, and the constructors of the classes) gets odd arguments (wrong types, signs, zero, inf/NaN, huge numbers)
-one at a time, in an otherwise valid call. Each call must either give a result or raise a clear error
-(ValueError/TypeError, or the module's own error class) whose message has Bengali text and an English key term;
+functions, and the constructors of the classes) gets odd values (wrong types, signs, zero, inf/NaN, huge numbers) in
+its value arguments, one at a time, in an otherwise valid call. Each call must either give a result or raise a clear
+error (ValueError/TypeError, or the module's own error class) whose message has Bengali text and an English key term;
 never a raw internal exception (OverflowError, AttributeError, KeyError, IndexError, ZeroDivisionError, ...).
 
-The odd values are a fixed list plus a seeded random sample, so a failure names its exact call and repeats.
-Every call must also come back within HANG_S seconds (a hang, e.g. a loop of 2**2000 steps, is a failure too).
-The fuzz covers exactly the door (test_the_fuzz_covers_exactly_the_door): a name joins the door with a good call
-here, and a function off the door trusts its caller and is not fuzzed. The exercise checks take a learner's answer
-and must give a verdict, never an error; the command lines' flags are tests/test_command_lines.py's. Good calls use
-small sizes; names that run whole training steps get one odd value of each kind (ODD_STEP), so the file stays cheap.
+A learner types values (numbers, names, text, sizes, flags, configs); the objects a door name also takes (a model, an
+optimizer, a GradScaler, an autocast context, a loss function, a torch.Generator, a DeepSpeed engine, a tokenizer)
+come from torch or from the course's own code, and are not fuzzed: OBJECT_ARGS lists them, name by name, and
+test_object_args_are_objects holds that no value argument hides there. A config object (GPTConfig, TrainConfig,
+BenchSizes, CapstoneConfig) is a door name of its own: its values are fuzzed where it is built.
+
+The odd values are a fixed list plus a seeded random sample, so a failure names its exact call and repeats; a case
+reports every odd call that failed, not only the first. Every call must also come back within HANG_S seconds (a hang,
+e.g. a loop of 2**2000 steps, is a failure too). The fuzz covers exactly the door
+(test_the_fuzz_covers_exactly_the_door): a name joins the door with a good call here, and a function off the door
+trusts its caller and is not fuzzed. The exercise checks take a learner's answer and must give a verdict, never an
+error; the command lines' flags are tests/test_command_lines.py's. Good calls use small sizes; names that run whole
+training steps get one odd value of each kind (ODD_STEP), so the file stays cheap.
 """
 import contextlib
 import importlib
+import inspect
 import math
 import random
 import re
@@ -57,6 +65,36 @@ ODD_STEP = [0, -1, 2 ** 2000, 0.5, math.inf, math.nan, True, None, "abc", [], ob
 MEASURED = {"memory.measure_step", "deepspeed_engine.initialize", "bench.run", "profiler.profile_step",
             "training.run"}
 
+# The arguments that are objects, not values a learner types: the fuzz leaves them as the good call gives them.
+OBJECT_ARGS = {
+    "scaling.simulate": {"scaler"},
+    "int8.quantize_dynamic": {"model"},
+    "data.CharDataset": {"tokenizer"},
+    "gpt.TinyGPT": {"config"},
+    "amp.train": {"model", "optimizer", "get_batch", "config", "scaler", "loss_fn", "lr_at"},
+    "amp.amp_step": {"model", "optimizer", "scaler", "ctx", "micro_batches", "loss_fn", "sync"},
+    "amp.save_checkpoint": {"model", "optimizer", "scaler", "generator"},
+    "amp.load_checkpoint": {"model", "optimizer", "scaler", "generator"},
+    "deepspeed_engine.initialize": {"model", "optimizer"},
+    "memory.measure_step": {"model", "batch"},
+    "bench.run": {"sizes", "report"},
+    "profiler.profile_step": {"sizes"},
+    "training.run": {"config", "data"},
+    "evaluation.sample": {"model", "tokenizer"},
+    "literature.LiteratureData": {"pieces"},
+    "display.show_source": {"obj"},
+}
+"""door name → its parameters that hold an object from torch or the course's code, not a value a learner types."""
+
+# What OBJECT_ARGS may name: a parameter called for an object made by torch (a model, an optimizer, a GradScaler, an
+# autocast context, a torch.Generator, a training batch of tensors) or by the course's code (a DeepSpeed engine, a
+# tokenizer, a data set or a corpus's pieces, a device report, a loss function or other callable), or one annotated
+# with a class on the door (a config dataclass: the fuzz gives odd values to its own constructor). Never one annotated
+# or defaulted as a value (test_object_args_are_objects).
+OBJECT_NAMES = frozenset({"model", "optimizer", "scaler", "ctx", "generator", "micro_batches", "batch", "engine",
+                          "tokenizer", "data", "pieces", "report", "loss_fn", "get_batch", "lr_at", "sync", "obj"})
+VALUE_TYPES = frozenset({"int", "float", "str", "bool", "bytes", "complex", "dict", "list", "tuple", "set"})
+
 # A clear error: the course's own classes (DeepSpeedConfigError is a ValueError), or ValueError/TypeError.
 ALLOWED = (ValueError, TypeError, scaling.LossScaleAtMinimumError)
 # No call may use more than HANG_S seconds of CPU on one odd argument. CPU time, not the clock: `make test` runs
@@ -81,7 +119,8 @@ class Fresh:
         self.make = make
 
 
-def _check(fn, args, kwargs, where, allowed=ALLOWED):
+def _problem(fn, args, kwargs, where, allowed=ALLOWED) -> str | None:
+    """What is wrong with one call (a raw error, an unclear message, a hang), or None when it is answered well."""
     args = [a.make() if isinstance(a, Fresh) else a for a in args]
     kwargs = {k: v.make() if isinstance(v, Fresh) else v for k, v in kwargs.items()}
     previous = signal.signal(signal.SIGPROF, _alarm), signal.signal(signal.SIGALRM, _alarm)
@@ -91,37 +130,57 @@ def _check(fn, args, kwargs, where, allowed=ALLOWED):
     try:
         fn(*args, **kwargs)
     except _Hang:
-        pytest.fail(f"{where}: still running after {HANG_S} s of CPU (a hang)")
+        return f"{where}: still running after {HANG_S} s of CPU (a hang)"
     except allowed as err:
         message = str(err)
-        assert BENGALI.search(message) and LATIN_WORD.search(message), f"{where}: unclear message {message!r}"
+        if not (BENGALI.search(message) and LATIN_WORD.search(message)):
+            return f"{where}: unclear message {message!r}"
     except Exception as err:  # noqa: BLE001 — anything else is the bug this test exists for
-        pytest.fail(f"{where}: raw {type(err).__name__}: {err}")
+        return f"{where}: raw {type(err).__name__}: {err}"
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGPROF, previous[0])
         signal.signal(signal.SIGALRM, previous[1])
         plt.close("all")
-    assert time.process_time() - start < HANG_S, where
+    if time.process_time() - start >= HANG_S:
+        return f"{where}: took {HANG_S} s of CPU or more (a hang)"
+    return None
 
 
-def _short(value) -> str:
+def _check(fn, args, kwargs, where, allowed=ALLOWED):
+    problem = _problem(fn, args, kwargs, where, allowed)
+    if problem:
+        pytest.fail(problem)
+
+
+def _short(value, width=60) -> str:
     text = repr(value)
-    return text if len(text) <= 60 else text[:60] + "…"
+    return text if len(text) <= width else text[:width] + "…"
 
 
-def _fuzz(name, fn, args, kwargs=None, allowed=ALLOWED, odd_values=None):
-    """Replace each argument in turn by each odd value."""
+def _fuzz(name, fn, args, kwargs=None, allowed=ALLOWED, odd_values=None, objects=frozenset()):
+    """Replace each value argument in turn by each odd value; the arguments named in objects (OBJECT_ARGS) are left
+    as given. Fails once, with a line for each argument that failed: its first failing call in full, then the other
+    odd values it failed on."""
     kwargs = kwargs or {}
-    for i in range(len(args)):
-        for odd in odd_values or ODD:
-            changed = list(args)
-            changed[i] = odd
-            _check(fn, changed, kwargs, f"{name}(arg {i} = {_short(odd)})", allowed)
+    calls = []                                      # (the argument, the odd value, args, kwargs)
+    for i, parameter in enumerate(list(inspect.signature(fn).parameters)[:len(args)]):
+        if parameter not in objects:
+            calls += [(f"arg {i} {parameter}", odd, [*args[:i], odd, *args[i + 1:]], kwargs)
+                      for odd in odd_values or ODD]
     for key in kwargs:
-        for odd in odd_values or ODD:
-            _check(fn, args, {**kwargs, key: odd}, f"{name}({key}={_short(odd)})", allowed)
+        if key not in objects:
+            calls += [(key, odd, args, {**kwargs, key: odd}) for odd in odd_values or ODD]
+    failed = {}
+    for argument, odd, changed_args, changed_kwargs in calls:
+        problem = _problem(fn, changed_args, changed_kwargs, f"{name}({argument}={_short(odd)})", allowed)
+        if problem:
+            failed.setdefault(argument, []).append((odd, problem))
+    if failed:
+        pytest.fail("\n".join(f"{first[1]}" + (f"\n    and {len(rest)} more odd values: "
+                                               f"{', '.join(_short(odd, 12) for odd, _ in rest)}" if rest else "")
+                               for first, *rest in failed.values()))
 
 
 # ---- what the good calls need (small sizes: a good call takes milliseconds)
@@ -164,12 +223,8 @@ LINEAR = _Linear(2, 1)
 LINEAR_OPT = torch.optim.SGD(LINEAR.parameters(), lr=0.1)
 
 
-def _simulate(flags, steps):
-    return scaling.simulate(scaling.DynamicLossScaler(), flags, steps)
-
-
-def _simulate_scaler(scaler):
-    return scaling.simulate(scaler, [False])
+def _simulate(overflow_flags, steps):
+    return scaling.simulate(scaling.DynamicLossScaler(), overflow_flags, steps)
 
 
 def _simulate_callable(steps):
@@ -178,7 +233,8 @@ def _simulate_callable(steps):
 
 # (name, callable, args, kwargs[, extra allowed error classes]). The name is "module.door_name" (the module by the
 # last part of its path, as in DOOR), with "(what)" after it where one name gets a second call. The callable is the
-# door name itself, or a _helper here that binds what a learner does not give (the scaler that simulate drives).
+# door name itself, or a _helper here (its parameters named as the door name's) that binds what a learner does not
+# give (the scaler that simulate drives).
 DOOR_CALLS = [
     # numerics: formats, scaling, fp8, int8, communication
     ("formats.decode", formats.decode, (1.0, "fp16")),
@@ -193,7 +249,6 @@ DOOR_CALLS = [
     ("scaling.DeepSpeedLossScaler", scaling.DeepSpeedLossScaler, (1024, 10, 2, 1)),
     ("scaling.DeepSpeedLossScaler(flags)", scaling.DeepSpeedLossScaler, (1024, 10, 2, 1, False, True)),
     ("scaling.simulate", _simulate, ([False, True], 2)),
-    ("scaling.simulate(scaler)", _simulate_scaler, (scaling.DynamicLossScaler(),)),
     ("scaling.simulate(callable)", _simulate_callable, (10,)),
     ("fp8.compute_scale", fp8.compute_scale, (4.0, "fp8_e4m3", False)),
     ("fp8.quantize", fp8.quantize, (MAT, "fp8_e4m3", 1.0)),
@@ -204,7 +259,8 @@ DOOR_CALLS = [
     ("int8.quantize_dynamic", int8.quantize_dynamic, (Fresh(lambda: mlp.MLP(2, 4, 1, seed=0)), None, torch.qint8,
                                                       False)),
     ("communication.ring_reduce_scatter", communication.ring_reduce_scatter, (COMM_GRADS, "bf16", None)),
-    ("communication.error_sweep", communication.error_sweep, ((2, 4), None, 32, 0)),
+    ("communication.error_sweep", communication.error_sweep, ((2, 4), 32, 0),
+     {"signal": 1.0, "noise": 1.0, "scale": 1e-3}),
     # precision and hardware
     ("precision.for_device", precision.for_device, ("cpu",)),
     ("precision.for_device(capability)", precision.for_device, (None, (7, 5))),
@@ -243,10 +299,9 @@ DOOR_CALLS = [
      {"world_size": 4, "param_bytes": 2, "grad_bytes": 2, "optimizer_bytes": 12}),
     ("deepspeed_engine.initialize", deepspeed_engine.initialize, (Fresh(_tiny_gpt), DS_CONFIG),
      {"optimizer": None, "lr": 1e-3, "replace_current": False}),
-    ("deepspeed_engine.release", deepspeed_engine.release, (None,)),
     # measure
     ("memory.measure_step", memory.measure_step, (Fresh(_tiny_gpt), (IDX, IDX)),
-     {"mode": "fp32", "zero_stage": 0, "lr": 1e-3, "warmup": 0, "steps": 1}),
+     {"mode": "fp32", "zero_stage": 0, "warmup": 0, "steps": 1}),
     ("bench.run", bench.run, (SIZES, "cpu", ("fp32",), False, REPORT)),
     ("profiler.profile_step", profiler.profile_step, ("fp32", SIZES, "cpu", 1)),
     ("profiler.time_matmul", profiler.time_matmul, (8, 8, 8), {"dtype": torch.float32, "device": "cpu", "repeats": 2}),
@@ -283,7 +338,7 @@ def test_the_door_refuses_odd_arguments_clearly(call, monkeypatch, tmp_path):
     fn(*[a.make() if isinstance(a, Fresh) else a for a in args], **kwargs)
     plt.close("all")
     odd = ODD_STEP if name.split("(")[0] in MEASURED else ODD_FIGURES if name.split("(")[0] in DRAWING else None
-    _fuzz(name, fn, args, kwargs, ALLOWED + tuple(allowed), odd)
+    _fuzz(name, fn, args, kwargs, ALLOWED + tuple(allowed), odd, OBJECT_ARGS.get(name.split("(")[0], set()))
 
 
 def _door_object(name):
@@ -303,9 +358,59 @@ def test_the_fuzz_covers_exactly_the_door():
     assert not fuzzed - door, f"fuzzed names that are not on the door: {sorted(fuzzed - door)}"
     for name, fn, *_ in DOOR_CALLS:               # a name calls what it says (a _helper here binds the rest)
         assert fn is _door_object(name) or fn.__name__.startswith("_"), name
+        helper = set(inspect.signature(fn).parameters) - set(inspect.signature(_door_object(name)).parameters)
+        assert not helper, f"{name}: {fn.__name__}'s parameters {sorted(helper)} are not the door name's"
     for module, names in DOOR.items():            # and every door name is the module's own, listed in __all__
         loaded = importlib.import_module(module)
         assert set(names) <= set(loaded.__all__), f"{module}: {sorted(set(names) - set(loaded.__all__))}"
+
+
+def _is_value(parameter) -> bool:
+    """A parameter annotated as a value (int, str, dict, ...), or whose default is a value (anything but None)."""
+    annotation = "" if parameter.annotation is inspect.Parameter.empty else str(parameter.annotation)
+    default = parameter.default
+    return bool(set(re.findall(r"\w+", annotation)) & VALUE_TYPES) or not (default is None or default is
+                                                                           inspect.Parameter.empty)
+
+
+def test_object_args_are_objects():
+    """OBJECT_ARGS names only objects: a real parameter of a door name, called as an object is (OBJECT_NAMES) or
+    annotated with a class on the door, and neither annotated nor defaulted as a value — no value argument hides
+    there unfuzzed."""
+    door = {f"{m.rsplit('.', 1)[-1]}.{n}" for m, names in DOOR.items() for n in names}
+    door_classes = {n for m, names in DOOR.items() for n in names
+                    if isinstance(getattr(importlib.import_module(m), n), type)}
+    assert not set(OBJECT_ARGS) - door, f"OBJECT_ARGS for names off the door: {sorted(set(OBJECT_ARGS) - door)}"
+    for name, objects in OBJECT_ARGS.items():
+        parameters = inspect.signature(_door_object(name)).parameters
+        for arg in sorted(objects):
+            assert arg in parameters, f"{name} has no parameter {arg!r}"
+            assert not _is_value(parameters[arg]), f"{name}({arg}) is a value (annotation or default): fuzz it"
+            assert arg in OBJECT_NAMES or set(re.findall(r"\w+", str(parameters[arg].annotation))) & door_classes, \
+                f"{name}({arg}) is not an object's name nor a door class: fuzz it"
+
+
+def test_the_object_check_would_see_a_hidden_value(monkeypatch):
+    """The check above itself: a value argument put in OBJECT_ARGS, to escape the fuzz, fails it."""
+    train, step = OBJECT_ARGS["amp.train"], OBJECT_ARGS["amp.amp_step"]
+    monkeypatch.setitem(OBJECT_ARGS, "amp.train", train | {"start_step"})           # start_step: int = 0
+    with pytest.raises(AssertionError, match=r"amp.train\(start_step\) is a value"):
+        test_object_args_are_objects()
+    monkeypatch.setitem(OBJECT_ARGS, "amp.train", train)
+    monkeypatch.setitem(OBJECT_ARGS, "amp.amp_step", step | {"clip_norm"})          # clip_norm=None, no annotation
+    with pytest.raises(AssertionError, match=r"amp.amp_step\(clip_norm\) is not an object's name"):
+        test_object_args_are_objects()
+    monkeypatch.setitem(OBJECT_ARGS, "amp.amp_step", step | {"clip"})
+    with pytest.raises(AssertionError, match="amp.amp_step has no parameter 'clip'"):
+        test_object_args_are_objects()
+
+
+def test_every_door_name_takes_a_value():
+    """A door name is one a learner calls with values of their own (DOOR's rule): one whose every parameter is an
+    object (OBJECT_ARGS) has nothing for a learner to type, and nothing for the fuzz to try."""
+    bare = [name for name in sorted({c[0].split("(")[0] for c in DOOR_CALLS})
+            if not set(inspect.signature(_door_object(name)).parameters) - OBJECT_ARGS.get(name, set())]
+    assert not bare, f"door names that take only objects: {bare}"
 
 
 ANSWER_CHECKS = [
@@ -319,8 +424,8 @@ ANSWER_CHECKS = [
     ("lesson02.check_pytorch_scale_after", lambda a: lesson02.check_pytorch_scale_after("..x", a)),
     ("lesson02.check_deepspeed_scale_after", lambda a: lesson02.check_deepspeed_scale_after("..x", a)),
     ("lesson02.check_zeroed_fraction", lambda a: lesson02.check_zeroed_fraction(torch.tensor([1e-9, 1.0]), a)),
-    ("lesson03.check_amp_step_order", lesson03.check_amp_step_order),
-    ("lesson03.check_scale_halving_cause", lesson03.check_scale_halving_cause),
+    ("lesson03.check_scale_sequence", lambda a: lesson03.check_scale_sequence([False, True, False], a)),
+    ("lesson03.check_max_micro_batch", lesson03.check_max_micro_batch),
     ("lesson04.check_partial_step_weight", lesson04.check_partial_step_weight),
     ("lesson04.check_no_sync_placement", lesson04.check_no_sync_placement),
     ("lesson04.check_accumulation_bug", lesson04.check_accumulation_bug),
@@ -405,8 +510,21 @@ def test_the_fuzz_catches_a_raw_error():
     def english_only(x):
         raise ValueError("bad value")
 
-    with pytest.raises(AssertionError, match="unclear message"):
+    with pytest.raises(pytest.fail.Exception, match="unclear message"):
         _fuzz("english_only", english_only, (1.0,))
+
+
+def test_the_fuzz_leaves_only_the_objects_alone():
+    """The harness itself: an argument in objects keeps its good value; every other one, positional or keyword, is
+    fuzzed, and each failing odd call is named."""
+    def step(model, steps, clip=None):
+        model.parameters()                          # an object: a raw AttributeError when given a number
+        return steps
+
+    _fuzz("step", step, (LINEAR, 1), {"clip": None}, objects={"model"})
+    _fuzz("step", step, (), {"model": LINEAR, "steps": 1}, objects={"model"})
+    with pytest.raises(pytest.fail.Exception, match=r"step\(arg 0 model=0\): raw AttributeError"):
+        _fuzz("step", step, (LINEAR, 1), {"clip": None})
 
 
 def test_the_fuzz_catches_a_hang(monkeypatch):

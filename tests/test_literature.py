@@ -199,7 +199,6 @@ def test_a_bad_corpus_name_is_a_clear_error(name):
 
 
 @pytest.mark.parametrize("pieces, every, offset, error, words", [
-    ("not pieces", 10, 5, TypeError, "must be a list of Piece"),
     (None, 1, 0, ValueError, "every >= 2"),
     (None, 10, 10, ValueError, "0 <= offset < every"),
     (None, 10.0, 5, ValueError, "integers"),

@@ -93,8 +93,9 @@ def test_counting_changes_no_gradient_and_keeps_no_graph_alive(dtype):
 
 def test_views_of_one_storage_count_once():
     t = torch.randn(64, 32)
-    n, keys = storage_bytes([t, t.t(), t[:10], t.view(-1)])
-    assert n == 64 * 32 * 4 and len(keys) == 1
+    seen: set = set()
+    assert storage_bytes([t, t.t(), t[:10], t.view(-1)], seen) == 64 * 32 * 4 and len(seen) == 1
+    assert storage_bytes([t[5:], torch.zeros(3)], seen) == 3 * 4       # what is in seen is not counted again
 
 
 # ---------------------------------------------------------------- model states

@@ -396,12 +396,12 @@ def test_region_bands_classify_like_rounding(fmt):
 def test_rounding_to_zero_is_named_underflow_to_zero_never_flush():
     # flush to zero (FTZ/DAZ) is a hardware mode (lesson 01, 5.4); rounding a tiny value to 0 is underflow to zero
     r = underflow_report(torch.tensor([1.0, 1e-9, 1e-6, 0.0]), "fp16")
-    names = (list(r.as_dict()) + list(scaling.KINDS) + [name for name, _, _ in format_regions("fp16").bands()]
+    names = (list(r.fractions) + list(scaling.KINDS) + [name for name, _, _ in format_regions("fp16").bands()]
              + [f.name for f in dataclasses.fields(scaling.UnderflowReport)]
              + [f.name for f in dataclasses.fields(scaling.FormatRegions)])
     assert not [n for n in names if "flush" in n.lower()]
     assert "flush" not in str(r).lower()
-    assert r.as_dict()["underflow_to_zero"] == 1 and r.as_dict()["subnormal"] == 1
+    assert r.underflow_to_zero == 1 and r.subnormal == 1
     assert "শূন্যে মুছে গেছে (underflow to zero)" in str(r)
 
 

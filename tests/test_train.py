@@ -1,5 +1,6 @@
 """mishran.engines.amp: the AMP loop, gradient accumulation, the scaler's skipped steps, clipping, exact resume."""
 import json
+import math
 import re
 import subprocess
 import sys
@@ -430,8 +431,8 @@ def test_helpers_switch_autocast_and_scaler_on_only_where_needed():
 @pytest.mark.parametrize("kwargs, key", [
     (dict(precision="fp8"), "unknown precision"),
     (dict(precision="tf32"), "set_float32_matmul_precision"),
-    (dict(accumulation_steps=0), r"accumulation_steps < 1"),
-    (dict(steps=-1), r"steps < 0"),
+    (dict(accumulation_steps=0), "accumulation_steps must be a positive integer"),
+    (dict(steps=-1), "steps must be a non-negative integer"),
     (dict(clip_norm=0.0), "clip_norm"),
     (dict(log_every=-5), "log_every"),
 ])
@@ -460,8 +461,48 @@ def test_scaler_must_match_the_precision():
 
 def test_device_errors():
     if not torch.cuda.is_available():
-        _expect(RuntimeError, "CUDA is not available", TinyLM(), TrainConfig(device="cuda"))
+        _expect(ValueError, "CUDA is not available", TinyLM(), TrainConfig(device="cuda"))
     _expect(ValueError, "device mismatch", TinyLM().to("meta"), TrainConfig(device="cpu"))
+
+
+def test_a_single_pair_instead_of_a_list_of_pairs_is_a_clear_error():
+    """amp_step([x, y]) would otherwise unpack the rows of x as a micro-batch."""
+    model = Regression()
+    x, y = torch.randn(2, 4), torch.randn(2, 1)
+    with pytest.raises(TypeError, match="each item of micro_batches must be a pair of tensors") as err:
+        amp_step(model, torch.optim.SGD(model.parameters(), lr=0.1), grad_scaler("cpu", "fp32"),
+                 autocast("cpu", "fp32"), (x, y))
+    assert BENGALI.search(str(err.value))
+
+
+@pytest.mark.parametrize("call, error, key", [
+    (lambda m, o: amp_step(m, o, grad_scaler("cpu", "fp32"), autocast("cpu", "fp32"), [], 2 ** 2000),
+     ValueError, "accumulation_steps is too large"),
+    (lambda m, o: amp_step(m, o, grad_scaler("cpu", "fp32"), autocast("cpu", "fp32"), [], torch.tensor([1, 2])),
+     ValueError, "accumulation_steps must be a positive integer"),
+    (lambda m, o: train(m, o, lambda: None, TrainConfig(steps=1), start_step=1.5),
+     ValueError, "start_step must be a non-negative integer"),
+    (lambda m, o: save_checkpoint(7, m, o), TypeError, "path must be a str or PathLike"),
+    (lambda m, o: save_checkpoint("", m, o), TypeError, "path must be a str or PathLike"),
+    (lambda m, o: save_checkpoint("c.pt", m, o, step=math.nan), ValueError, "step must be a non-negative integer"),
+    (lambda m, o: load_checkpoint("no-such.pt", m, o), FileNotFoundError, "checkpoint file not found"),
+])
+def test_the_door_refuses_odd_values_in_bengali(tmp_path, monkeypatch, call, error, key):
+    monkeypatch.chdir(tmp_path)
+    model = Regression()
+    with pytest.raises(error, match=key) as err:
+        call(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    assert BENGALI.search(str(err.value))
+    assert not list(tmp_path.iterdir())                              # nothing was written
+
+
+def test_load_checkpoint_flags_must_be_true_or_false(tmp_path):
+    model = Regression()
+    save_checkpoint(tmp_path / "c.pt", model, torch.optim.SGD(model.parameters(), lr=0.1), step=2)
+    for flag in ("restore_rng", "return_extra"):
+        with pytest.raises(TypeError, match=f"{flag} must be True or False"):
+            load_checkpoint(tmp_path / "c.pt", model, **{flag: "yes"})
+    assert load_checkpoint(tmp_path / "c.pt", model, restore_rng=False, return_extra=True) == (2, None)
 
 
 def test_loss_fn_serves_models_that_return_only_logits():

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device"]
+__all__ = ["positive_int", "as_bool", "finite_float", "as_seed", "device_type", "as_device", "float_tensor",
+           "positive_scale"]
 
 
 def positive_int(value, name: str, error: type[Exception] = ValueError) -> int:
@@ -63,8 +64,7 @@ def as_seed(seed, name: str = "seed") -> int | None:
 def device_type(device, error: type[Exception] = ValueError) -> str:
     """'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'; অন্য কিছু হলে বাংলা + ইংরেজি বার্তায় ভুল (সব পাঠ)।
 
-    কোর্সে device-এর নাম পড়া হয় শুধু এখানে। GPU আছে কি না এখানে দেখা হয় না: নাম পড়া আর যন্ত্র যাচাই দুটো আলাদা
-    কাজ (যাচাই: as_device)। সবচেয়ে নিচের মডিউলে, যাতে hardware আর precision দুজনেই একে নিতে পারে।
+    কোর্সে device-এর নাম পড়া হয় শুধু এখানে; GPU আছে কি না দেখে as_device।
     """
     import torch
 
@@ -79,10 +79,7 @@ def device_type(device, error: type[Exception] = ValueError) -> str:
 
 
 def as_device(device, name: str = "device"):
-    """'cpu', 'cuda', 'cuda:1' বা torch.device → torch.device; অচেনা নাম বা GPU ছাড়া 'cuda' হলে পরিষ্কার ভুল (সব পাঠ)।
-
-    নামটা পড়ে device_type; এখানে বাড়তি শুধু যাচাই: CUDA সত্যিই আছে কি না।
-    """
+    """'cpu', 'cuda', 'cuda:1' বা torch.device → torch.device; অচেনা নাম বা GPU ছাড়া 'cuda' হলে পরিষ্কার ভুল (সব পাঠ)।"""
     import torch
 
     if not isinstance(device, (str, torch.device)):
@@ -91,3 +88,27 @@ def as_device(device, name: str = "device"):
     if device_type(device) == "cuda" and not torch.cuda.is_available():
         raise ValueError("এখানে CUDA GPU নেই (CUDA is not available); device='cpu' দাও")
     return torch.device(device)
+
+
+def float_tensor(value, name: str):
+    """value একটি অখালি ভাসমান বিন্দুর tensor হলে তা-ই ফেরত দেয়, নইলে বাংলা + ইংরেজি বার্তায় TypeError (পাঠ ০৬, ০৭)।"""
+    import torch
+
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point() or value.numel() == 0:
+        shown = f"{tuple(value.shape)} {value.dtype}" if isinstance(value, torch.Tensor) else type(value).__name__
+        raise TypeError(f"{name}: ভাসমান বিন্দুর অখালি tensor চাই ({name} must be a non-empty floating-point tensor); "
+                        f"পেয়েছি {shown}")
+    return value
+
+
+def positive_scale(value, name: str = "scale"):
+    """ধনাত্মক সসীম সংখ্যা, বা তেমন মানের অখালি tensor (যেমন প্রতি সারির scale) → float32 tensor (পাঠ ০৬, ০৭)।"""
+    import torch
+
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = torch.tensor(float(value) if abs(value) < 1e300 else math.inf)
+    ok = isinstance(value, torch.Tensor) and value.numel() > 0 and not value.is_complex()
+    if not ok or not bool((torch.isfinite(value) & (value > 0)).all()):
+        raise ValueError(f"{name} হবে ধনাত্মক সসীম সংখ্যা বা তেমন মানের tensor ({name} must be positive and finite); "
+                         f"পেয়েছি {str(value)[:60]}")
+    return value.float()

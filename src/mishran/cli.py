@@ -18,46 +18,41 @@ from pathlib import Path
 __all__ = ["positive_int", "non_negative_int", "positive_float", "non_negative_float", "write_record"]
 
 
-def _number(text: str, kind, what: str):
+def _number(text: str, kind, positive: bool):
+    """text → kind (int বা float), সসীম আর positive হলে > 0, নইলে ≥ 0; না হলে argparse-এর error (exit status 2)।"""
+    what = "a whole number" if kind is int else "a number"
     try:
         value = kind(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' {what} নয় (not {what})") from None
     if isinstance(value, float) and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"'{text}' সসীম সংখ্যা নয় (must be finite)")
+    if positive and not value > 0:
+        need = "ধনাত্মক পূর্ণসংখ্যা দাও (must be a positive integer)" if kind is int else "ধনাত্মক সংখ্যা দাও (must be positive)"
+        raise argparse.ArgumentTypeError(f"{value} চলবে না: {need}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} চলবে না: ০ বা তার বেশি দাও (must be >= 0)")
     return value
 
 
 def positive_int(text: str) -> int:
     """'3' → 3; ০ বা ঋণাত্মক বা পূর্ণসংখ্যা না হলে argparse-এর error (exit status 2)।"""
-    value = _number(text, int, "a whole number")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} চলবে না: ধনাত্মক পূর্ণসংখ্যা দাও (must be a positive integer)")
-    return value
+    return _number(text, int, positive=True)
 
 
 def non_negative_int(text: str) -> int:
     """'0' → 0; ঋণাত্মক হলে argparse-এর error।"""
-    value = _number(text, int, "a whole number")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} চলবে না: ০ বা তার বেশি দাও (must be >= 0)")
-    return value
+    return _number(text, int, positive=False)
 
 
 def positive_float(text: str) -> float:
     """'3e-4' → 0.0003; ০, ঋণাত্মক, inf বা NaN হলে argparse-এর error।"""
-    value = _number(text, float, "a number")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{value} চলবে না: ধনাত্মক সংখ্যা দাও (must be positive)")
-    return value
+    return _number(text, float, positive=True)
 
 
 def non_negative_float(text: str) -> float:
     """'0.1' → 0.1; ঋণাত্মক, inf বা NaN হলে argparse-এর error।"""
-    value = _number(text, float, "a number")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} চলবে না: ০ বা তার বেশি দাও (must be >= 0)")
-    return value
+    return _number(text, float, positive=False)
 
 
 def write_record(record, out: str | None) -> None:

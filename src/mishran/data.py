@@ -7,33 +7,27 @@
 from __future__ import annotations
 
 import importlib.resources
-import numbers
 import unicodedata
 from pathlib import Path
 
 import torch
 
-from mishran.checks import as_device, as_seed, finite_float, positive_int
+from mishran.checks import as_seed, finite_float, positive_int
+
+__all__ = ["data_file", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset", "synthetic_regression",
+           "BatchStream"]
 
 
 def _text(text, what: str) -> str:
+    """দরজার যাচাই: লেখা (str) কি না।"""
     if not isinstance(text, str):
         raise TypeError(f"{what} লেখা (str) নেয় (a str); পেয়েছি {type(text).__name__}: {str(text)[:60]!r}")
     return text
 
 
-__all__ = ["CORPUS_FILE", "data_file", "corpus_path", "load_corpus", "CharTokenizer", "CharDataset",
-           "synthetic_regression", "BatchStream"]
-
-CORPUS_FILE = "bn_corpus.txt"
-
-
 def data_file(name: str):
-    """কোর্সের সঙ্গে আসা একটি data ফাইল কোথায় (পাঠ ০২, ০৮)।
-
-    (ক) repository-র data/ ফোল্ডার (editable install বা git checkout);
-    (খ) তা না থাকলে installed প্যাকেজের ভেতরে mishran/corpus/ (Colab-এ git থেকে সাধারণ install)।
-    """
+    """কোর্সের সঙ্গে আসা একটি data ফাইল কোথায় (পাঠ ০২, ০৮): repository-র data/ ফোল্ডারে (editable install বা git
+    checkout), নইলে installed প্যাকেজের ভেতরে mishran/corpus/-এ (Colab-এ git থেকে সাধারণ install)।"""
     repo_file = Path(__file__).resolve().parents[2] / "data" / name
     if repo_file.is_file():
         return repo_file
@@ -45,8 +39,8 @@ def data_file(name: str):
 
 
 def corpus_path():
-    """কোর্সের corpus ফাইল কোথায় (পাঠ ০২): data_file(CORPUS_FILE)।"""
-    return data_file(CORPUS_FILE)
+    """কোর্সের corpus ফাইল কোথায় (পাঠ ০২)।"""
+    return data_file("bn_corpus.txt")
 
 
 def load_corpus(path=None) -> str:
@@ -73,8 +67,6 @@ class CharTokenizer:
 
     def encode(self, text: str) -> list[int]:
         """লেখা → token id-এর list (পাঠ ০২)।"""
-        if not isinstance(text, str):
-            raise TypeError(f"encode() লেখা (str) নেয় (a str); পেয়েছি {type(text).__name__}: {text!r}")
         try:
             return [self.stoi[ch] for ch in text]
         except KeyError as err:
@@ -85,14 +77,6 @@ class CharTokenizer:
         """token id-এর list (বা 1-D tensor) → লেখা (পাঠ ০২)।"""
         if isinstance(ids, torch.Tensor):
             ids = ids.reshape(-1).tolist()
-        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
-            raise TypeError(f"decode() token id-এর list নেয় (a list of token ids); পেয়েছি {ids!r}")
-        ids = list(ids)
-        bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, numbers.Integral)
-               or not 0 <= i < self.vocab_size]
-        if bad:
-            raise ValueError(f"token id হবে 0 থেকে {self.vocab_size - 1}-এর পূর্ণসংখ্যা (token id out of range); "
-                             f"পেয়েছি {bad[:3]!r}")
         return "".join(self.chars[i] for i in ids)
 
     def __repr__(self):
@@ -111,8 +95,6 @@ class CharDataset:
         if val_fraction >= 1:
             raise ValueError(f"val_fraction হবে 0 থেকে 1-এর নিচে (val_fraction must be in [0, 1)), যেমন 0.1; "
                              f"পেয়েছি {val_fraction!r}")
-        if tokenizer is not None and not isinstance(tokenizer, CharTokenizer):
-            raise TypeError(f"tokenizer হবে একটি CharTokenizer বা None (a CharTokenizer); পেয়েছি {tokenizer!r}")
         text = load_corpus() if text is None else unicodedata.normalize("NFC", _text(text, "CharDataset()"))
         self.tokenizer = tokenizer or CharTokenizer(text)
         data = torch.tensor(self.tokenizer.encode(text), dtype=torch.long)
@@ -130,14 +112,12 @@ class CharDataset:
 
         generator একটি CPU torch.Generator; একই seed দিলে একই ব্যাচ। না দিলে torch-এর global RNG।
         """
-        batch_size = positive_int(batch_size, "batch_size")
-        block_size = positive_int(block_size, "block_size")
-        device = as_device(device)
         if split not in ("train", "val"):
             raise ValueError(f"split হবে 'train' বা 'val' (unknown split); পেয়েছি {split!r}")
         data = self.train_data if split == "train" else self.val_data
         if len(data) <= block_size:
-            raise ValueError(f"block_size={block_size} খুব বড়: '{split}' অংশে মাত্র {len(data)}টি token")
+            raise ValueError(f"block_size={block_size} খুব বড় (block_size too large): '{split}' অংশে মাত্র "
+                             f"{len(data)}টি token")
         ix = torch.randint(len(data) - block_size, (batch_size,), generator=generator)  # (B,) শুরুর জায়গা
         x = torch.stack([data[i:i + block_size] for i in ix])          # (B, T)
         y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix])  # (B, T), এক ঘর সরানো

@@ -1,14 +1,11 @@
 """এই মেশিন কী পারে: ডিভাইস, compute capability, FP16/BF16/TF32/FP8, Colab কি না (পাঠ ০০)।
 
-সিদ্ধান্তের নিয়মগুলো (capability → dtype) আলাদা ফাংশনে, যাতে T4, V100, A100, H100 ছাড়াই test করা যায়।
+পাঠগুলো torch.cuda সরাসরি জিজ্ঞেস না করে এখানকার supports(), use_tf32(), gpu_capability(), device_name() ডাকে;
+capability → feature-এর নিয়ম আলাদা (capability_features), যাতে T4, V100, A100, H100 ছাড়াই test করা যায়।
 
-অনুকরণ (simulation): environment variable MISHRAN_SIMULATE_CC=7.5 দিলে কোর্স এমন আচরণ করে যেন GPU-টি sm_75
-(Colab-এর T4): device report, প্রস্তাবিত dtype, supports("bf16"/"tf32"/"fp8"/"sparsity_2_4"), DeepSpeed-এর precision
-— সব ওই capability মেনে চলে, আর হিসাব চলে আসল CUDA GPU-তেই। শিক্ষার্থীর এটা লাগে না; T4-এর পথ পরীক্ষা করতে আর
-শিক্ষককে দেখাতে। শুধু আসলটির সমান বা পুরোনো GPU-র অনুকরণ চলে (H200-এ T4 হয়, T4-এ H100 নয়)। সেই পুরোনো GPU যা
-পারে না এমন পথ ধরার পাহারা আলাদা মডিউলে, mishran.older_gpu_guard-এ; এই মডিউল সেটি import করে না।
-পাঠগুলো torch.cuda সরাসরি জিজ্ঞেস না করে এখানকার ফাংশন ডাকে: supports(), use_tf32(),
-gpu_capability(), device_name()।
+অনুকরণ (simulation): MISHRAN_SIMULATE_CC=7.5 দিলে সব সিদ্ধান্ত এমনভাবে চলে যেন GPU-টি sm_75 (Colab-এর T4), হিসাব
+চলে আসল GPU-তেই — T4-এর পথ পরীক্ষা করতে আর দেখাতে। শুধু সমান বা পুরোনো GPU-র অনুকরণ চলে। সেই GPU যা পারে না এমন
+পথ ধরার পাহারা mishran.older_gpu_guard-এ; এই মডিউল সেটি import করে না।
 """
 from __future__ import annotations
 
@@ -23,37 +20,19 @@ import torch
 from mishran.checks import device_type
 from mishran.versions import package_version
 
-__all__ = [
-    "PEAK_TFLOPS",
-    "PEAK_SOURCE",
-    "peak_tflops",
-    "FEATURES",
-    "SIMULATE_ENV",
-    "DeviceReport",
-    "capability_features",
-    "default_device",
-    "device_name",
-    "device_report",
-    "gpu_capability",
-    "is_colab",
-    "simulated_capability",
-    "supports",
-    "use_tf32",
-]
+__all__ = ["PEAK_TFLOPS", "PEAK_SOURCE", "peak_tflops", "FEATURES", "SIMULATE_ENV", "DeviceReport",
+           "capability_features", "default_device", "device_name", "device_report", "gpu_capability", "is_colab",
+           "simulated_capability", "supports", "use_tf32"]
 
 SIMULATE_ENV = "MISHRAN_SIMULATE_CC"
-FEATURES = ("fp16_tensor_cores", "bf16", "tf32", "fp8", "sparsity_2_4")
+FEATURES = {"fp16_tensor_cores": (7, 0), "bf16": (8, 0), "tf32": (8, 0), "fp8": (8, 9), "sparsity_2_4": (8, 0)}
+"""hardware-এর feature → যে NVIDIA compute capability থেকে আছে (পাঠ ০০): FP16 tensor core Volta sm_70 থেকে; BF16, TF32
+আর 2:4 sparsity Ampere sm_80 থেকে; FP8 Ada sm_89 ও Hopper sm_90 থেকে।"""
 
 
 def capability_features(capability) -> dict:
-    """NVIDIA compute capability (major, minor) থেকে কোন ফরম্যাট hardware-এ আছে।
-
-    FP16 tensor core: Volta sm_70 থেকে; BF16, TF32 আর 2:4 sparsity: Ampere sm_80 থেকে;
-    FP8: Ada sm_89 ও Hopper sm_90 থেকে।
-    """
-    cap = tuple(capability)
-    return {"fp16_tensor_cores": cap >= (7, 0), "bf16": cap >= (8, 0), "tf32": cap >= (8, 0),
-            "fp8": cap >= (8, 9), "sparsity_2_4": cap >= (8, 0)}
+    """compute capability (major, minor) থেকে কোন feature hardware-এ আছে (পাঠ ০০): {feature: True/False}।"""
+    return {name: tuple(capability) >= since for name, since in FEATURES.items()}
 
 
 def simulated_capability() -> tuple | None:
@@ -61,38 +40,30 @@ def simulated_capability() -> tuple | None:
     raw = os.environ.get(SIMULATE_ENV, "").strip()
     if not raw:
         return None
-    parts = raw.replace("sm_", "").split(".")
-    if raw.startswith("sm_") and len(parts) == 1 and len(parts[0]) == 2:
-        parts = [parts[0][0], parts[0][1]]          # sm_75 → 7, 5
-    try:
-        major, minor = (int(p) for p in parts)
-    except ValueError:
+    found = re.fullmatch(r"(?:sm_)?(\d+)\.(\d+)|sm_(\d)(\d)", raw)         # 7.5, sm_7.5 বা sm_75
+    if found is None:
         raise ValueError(f"{SIMULATE_ENV}={raw!r} বোঝা গেল না (cannot parse); লেখো major.minor, যেমন "
-                         f"{SIMULATE_ENV}=7.5 (T4) বা 7.0 (V100)") from None
+                         f"{SIMULATE_ENV}=7.5 (T4) বা 7.0 (V100)")
+    major, minor = (int(g) for g in found.groups() if g is not None)
     return (major, minor)
 
 
 def gpu_capability() -> tuple | None:
-    """যে capability মেনে কোর্স চলে: অনুকরণ চালু থাকলে সেটি, নইলে প্রথম GPU-র আসলটি; GPU না থাকলে None।
-
-    অনুকরণ চালু থাকলে GPU ছাড়াও (CPU-র test-এ) অনুকরণের capability-ই ফেরত দেয়, যাতে সিদ্ধান্তগুলো দেখা যায়।
-    """
+    """যে capability মেনে কোর্স চলে: অনুকরণ চালু থাকলে সেটি (GPU ছাড়াও, যাতে CPU-তে সিদ্ধান্তগুলো দেখা যায়), নইলে
+    প্রথম GPU-র আসলটি; GPU না থাকলে None।"""
     sim = simulated_capability()
-    real = torch.cuda.get_device_capability(0) if torch.cuda.is_available() else None
-    if sim is not None:
-        if real is not None and sim > tuple(real):
-            raise ValueError(f"{SIMULATE_ENV}={sim[0]}.{sim[1]} আসল GPU-র (sm_{real[0]}{real[1]}) চেয়ে নতুন; "
-                             "শুধু সমান বা পুরোনো GPU-র অনুকরণ চলে (can only simulate an older GPU)")
-        return sim
-    return None if real is None else tuple(real)
+    real = tuple(torch.cuda.get_device_capability(0)) if torch.cuda.is_available() else None
+    if sim is not None and real is not None and sim > real:
+        raise ValueError(f"{SIMULATE_ENV}={sim[0]}.{sim[1]} আসল GPU-র (sm_{real[0]}{real[1]}) চেয়ে নতুন; "
+                         "শুধু সমান বা পুরোনো GPU-র অনুকরণ চলে (can only simulate an older GPU)")
+    return sim or real
 
 
 def supports(feature: str, device: str | None = None) -> bool:
-    """এই ডিভাইসের hardware-এ feature আছে কি না: 'fp16_tensor_cores', 'bf16', 'tf32', 'fp8', 'sparsity_2_4'।
+    """এই ডিভাইসের hardware-এ feature (FEATURES-এর একটি) আছে কি না (পাঠ ০০)।
 
-    GPU-তে capability দেখে (অনুকরণ মেনে) — torch.cuda.is_bf16_supported() নয়, যে T4-এও True বলে।
-    CPU-তে শুধু 'bf16' হতে পারে True (AVX512-BF16/AMX নির্দেশ থাকলে); বাকিগুলো GPU-র জিনিস। পাঠগুলো GPU-র
-    বিশেষ পথ (BF16 autocast, TF32, FP8, 2:4 sparsity) নেওয়ার আগে এটাই জিজ্ঞেস করে।
+    GPU-তে capability দেখে (অনুকরণ মেনে) — torch.cuda.is_bf16_supported() নয়, যে T4-এও True বলে (emulation গোনে)।
+    CPU-তে শুধু 'bf16' হতে পারে True (AVX512-BF16/AMX নির্দেশ থাকলে)।
     """
     if not isinstance(feature, str) or feature not in FEATURES:
         raise ValueError(f"অচেনা feature {feature!r} (unknown feature); চেনা: {', '.join(FEATURES)}")
@@ -105,10 +76,8 @@ def supports(feature: str, device: str | None = None) -> bool:
 
 
 def use_tf32(enabled: bool = True, device: str | None = None) -> bool:
-    """FP32 matmul-এ TF32 চালু/বন্ধ করে, কিন্তু চালু করে শুধু যেখানে hardware-এ TF32 আছে (পাঠ ০১, ০৩)।
-
-    ফেরত: TF32 এখন চালু কি না। sm_80-এর আগের GPU-তে (বা অনুকরণে) আর CPU-তে চালু করে না, False ফেরত দেয়।
-    """
+    """FP32 matmul-এ TF32 চালু/বন্ধ করে, তবে চালু করে শুধু যেখানে hardware-এ TF32 আছে (পাঠ ০১, ০৩)। ফেরত: TF32 এখন
+    চালু কি না (sm_80-এর আগের GPU-তে, তার অনুকরণে আর CPU-তে False)।"""
     on = enabled and _device(device) == "cuda" and supports("tf32", "cuda")
     torch.set_float32_matmul_precision("high" if on else "highest")
     return on
@@ -125,9 +94,7 @@ def device_name(device: str | None = None) -> str:
 
 def _device(device) -> str:
     """None → এই মেশিনের device; নইলে 'cpu' বা 'cuda' ('cuda:1' আর torch.device-ও চলে), অন্য কিছু হলে ভুল।"""
-    if device is None:
-        return default_device()
-    kind = device_type(device)
+    kind = default_device() if device is None else device_type(device)
     if kind not in ("cpu", "cuda"):
         raise ValueError(f"অচেনা device {device!r} (unknown device); 'cpu' বা 'cuda' দাও")
     return kind
@@ -158,25 +125,29 @@ def _cpu_has_bf16_instructions() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+_FEATURE_LABELS = {"fp16_tensor_cores": "FP16 tensor core", "bf16": "BF16 hardware-এ", "tf32": "TF32", "fp8": "FP8",
+                   "sparsity_2_4": "2:4 sparsity"}
+
+
 @dataclass
 class DeviceReport:
-    """device_report()-এর ফল; print করলে বাংলায় পড়া যায়।"""
+    """device_report()-এর ফল; print করলে বাংলায় পড়া যায় (পাঠ ০০)। GPU-র ঘরগুলোর default CPU-র মান।"""
 
     device: str
     name: str
-    capability: tuple | None
-    gpu_count: int
-    memory_gib: float | None
-    fp16_tensor_cores: bool
     bf16: bool
-    tf32: bool
-    fp8: bool
-    bf16_reported_by_torch: bool | None
     colab: bool
     torch_version: str
-    cuda_version: str | None
     deepspeed_version: str | None
+    capability: tuple | None = None
+    gpu_count: int = 0
+    memory_gib: float | None = None
+    fp16_tensor_cores: bool = False
+    tf32: bool = False
+    fp8: bool = False
     sparsity_2_4: bool = False
+    bf16_reported_by_torch: bool | None = None
+    cuda_version: str | None = None
     real_capability: tuple | None = None      # অনুকরণ চালু থাকলে আসল GPU-র capability; নইলে None
     notes: list = field(default_factory=list)
 
@@ -187,9 +158,6 @@ class DeviceReport:
 
     def lines(self) -> list[str]:
         """বিবরণটি বাংলায়, এক লাইনে একটি কথা (print করলে এগুলোই ছাপা হয়)।"""
-        def yes(b):
-            return "আছে" if b else "নেই"
-
         cap = f"sm_{self.capability[0]}{self.capability[1]}" if self.capability else "—"
         out = [f"ডিভাইস (device): {self.device} — {self.name}",
                f"compute capability: {cap}" + (f", GPU {self.gpu_count}টি" if self.gpu_count else "")]
@@ -199,12 +167,8 @@ class DeviceReport:
                         "হিসাব চলছে আসল GPU-তে")
         if self.memory_gib is not None:
             out.append(f"GPU মেমরি: {self.memory_gib:.1f} GiB")
+        out += [f"{label}: {'আছে' if getattr(self, name) else 'নেই'}" for name, label in _FEATURE_LABELS.items()]
         out += [
-            f"FP16 tensor core: {yes(self.fp16_tensor_cores)}",
-            f"BF16 hardware-এ: {yes(self.bf16)}",
-            f"TF32: {yes(self.tf32)}",
-            f"FP8: {yes(self.fp8)}",
-            f"2:4 sparsity: {yes(self.sparsity_2_4)}",
             f"Colab: {'হ্যাঁ' if self.colab else 'না'}",
             f"torch: {self.torch_version}" + (f" (CUDA {self.cuda_version})" if self.cuda_version else ""),
             f"deepspeed: {self.deepspeed_version or 'ইনস্টল করা নেই (not installed)'}",
@@ -218,37 +182,34 @@ class DeviceReport:
 def device_report(device: str | None = None) -> DeviceReport:
     """এই মেশিনের বিবরণ (পাঠ ০০)। GPU থাকলে প্রথম GPU-টি দেখে।"""
     device = _device(device)
+    simulated = simulated_capability() is not None
     notes = []
     common = {"colab": is_colab(), "torch_version": torch.__version__,
               "deepspeed_version": package_version("deepspeed")}
     if device == "cpu":
         name = platform.processor() or platform.machine() or "CPU"
-        simd = torch.backends.cpu.get_cpu_capability()
         bf16 = _cpu_has_bf16_instructions()
-        if simulated_capability() is not None:
+        if simulated:
             notes.append(f"{SIMULATE_ENV} দেওয়া আছে, কিন্তু এটি CPU: অনুকরণ শুধু CUDA GPU-তে খাটে, তাই CPU-র পথই।")
         notes.append("CPU-তে tensor core নেই: BF16 autocast চলে" + (" (AVX512-BF16/AMX নির্দেশে)" if bf16 else
                      " (এই CPU-তে BF16 নির্দেশ নেই, তাই software-এ)") + ", কিন্তু গতির লাভ GPU-র মতো হবে না।")
-        return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", None, 0, None,
-                            fp16_tensor_cores=False, bf16=bf16, tf32=False, fp8=False, bf16_reported_by_torch=None,
-                            cuda_version=None, notes=notes, **common)
+        simd = torch.backends.cpu.get_cpu_capability()
+        return DeviceReport("cpu", f"{name}, {os.cpu_count()} core, {simd}", bf16=bf16, notes=notes, **common)
     if not torch.cuda.is_available():
         raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device_report('cpu') দেখো")
     cap = gpu_capability()
-    real = tuple(torch.cuda.get_device_capability(0))
     feats = capability_features(cap)
-    props = torch.cuda.get_device_properties(0)
     reported = torch.cuda.is_bf16_supported()
     if reported and not feats["bf16"]:
         notes.append("torch.cuda.is_bf16_supported() True বলছে, কিন্তু এই GPU-তে BF16 hardware নেই "
                      "(emulation গোনা হচ্ছে); তাই FP16 + loss scaling নেওয়া হলো।")
-    if simulated_capability() is not None:
+    if simulated:
         notes.append(f"{SIMULATE_ENV}={cap[0]}.{cap[1]}: কোর্স এই GPU-কে sm_{cap[0]}{cap[1]} ধরে চলছে (অনুকরণ); "
                      "গতি আর মেমরির মাপ আসল GPU-র, সেই পুরোনো GPU-র নয়।")
-    return DeviceReport("cuda", torch.cuda.get_device_name(0), cap, torch.cuda.device_count(),
-                        props.total_memory / 2 ** 30, bf16_reported_by_torch=reported,
-                        cuda_version=torch.version.cuda,
-                        real_capability=real if simulated_capability() is not None else None,
+    return DeviceReport("cuda", torch.cuda.get_device_name(0), capability=cap, gpu_count=torch.cuda.device_count(),
+                        memory_gib=torch.cuda.get_device_properties(0).total_memory / 2 ** 30,
+                        bf16_reported_by_torch=reported, cuda_version=torch.version.cuda,
+                        real_capability=tuple(torch.cuda.get_device_capability(0)) if simulated else None,
                         notes=notes, **feats, **common)
 
 

@@ -4,13 +4,11 @@
 mishran.hardware সিদ্ধান্তগুলো সেই capability ধরে নেয়; এই মডিউল তার ওপর পাহারা বসায়: BF16 autocast, TF32
 আর FP8 matmul — T4-এ যা নেই — কোথাও ডাকা হলে লিখে রাখে। সাধারণত একটি sitecustomize.py-তে:
 
-    from mishran import simulation; older_gpu_guard.guard_simulation("/tmp/t4_violations.txt")
-
-কোন capability, তা পড়ে hardware থেকে (simulated_capability, capability_features); hardware এই মডিউল import
-করে না, তাই GPU-র প্রশ্নের উত্তর পাহারা ছাড়াই একই থাকে।
+    from mishran import older_gpu_guard; older_gpu_guard.guard_simulation("/tmp/t4_violations.txt")
 """
 from __future__ import annotations
 
+import functools
 import traceback
 from collections.abc import Callable
 
@@ -21,21 +19,17 @@ from mishran.hardware import SIMULATE_ENV, capability_features, simulated_capabi
 __all__ = ["guard_simulation"]
 
 
-class _Recorder:
-    """একটি লঙ্ঘন (violation) এক লাইনে: কী, আর কোন ফাইলের কোন লাইন ডেকেছে; strict হলে থামায়।"""
-
-    def __init__(self, cap: tuple, log_path, strict: bool):
-        self.cap, self.log_path, self.strict = cap, log_path, strict
-
-    def __call__(self, what: str) -> None:
+def _recorder(cap: tuple, log_path, strict: bool) -> Callable[[str], None]:
+    """একটি লঙ্ঘন (violation) এক লাইনে লেখার ফাংশন: কী, আর কোন ফাইলের কোন লাইন ডেকেছে; strict হলে থামায়।"""
+    def record(what: str) -> None:
         frame = _caller()
-        line = (f"sm_{self.cap[0]}{self.cap[1]}-এ নেই: {what} — {frame.filename}:{frame.lineno}: "
-                f"{(frame.line or '').strip()}")
-        if self.log_path:
-            with open(self.log_path, "a", encoding="utf-8") as f:
+        line = f"sm_{cap[0]}{cap[1]}-এ নেই: {what} — {frame.filename}:{frame.lineno}: {(frame.line or '').strip()}"
+        if log_path:
+            with open(log_path, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
-        if self.strict:
+        if strict:
             raise RuntimeError(f"{SIMULATE_ENV}: {line}")
+    return record
 
 
 def _caller():
@@ -44,52 +38,20 @@ def _caller():
                 if f.filename != __file__ and not f.filename.endswith("sitecustomize.py"))
 
 
-def _patch_autocast(feats: dict, violation) -> Callable[[], None]:
-    original = torch.amp.autocast.__init__
+def _watch(owner, attr: str, breaks: Callable, violation: Callable[[str], None]) -> Callable[[], None]:
+    """owner.attr-কে মোড়ে: প্রতিটি ডাকের আগে breaks(একই argument) লঙ্ঘনের বর্ণনা দিলে তা লিখে রাখে।
+    ফেরত: আসলটি ফিরিয়ে আনার ফাংশন।"""
+    original = getattr(owner, attr)
 
-    def autocast_init(self, device_type, dtype=None, enabled=True, cache_enabled=None):
-        if enabled and device_type == "cuda" and not feats["bf16"] and (
-                dtype or torch.get_autocast_dtype("cuda")) == torch.bfloat16:
-            violation("CUDA-তে BF16 autocast")
-        return original(self, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
-
-    torch.amp.autocast.__init__ = autocast_init
-
-    def undo():
-        torch.amp.autocast.__init__ = original
-    return undo
-
-
-def _patch_matmul_precision(feats: dict, violation) -> Callable[[], None]:
-    original = torch.set_float32_matmul_precision
-
-    def set_matmul_precision(precision):
-        if precision in ("high", "medium") and not feats["tf32"]:
-            violation(f"TF32 (set_float32_matmul_precision({precision!r}))")
-        return original(precision)
-
-    torch.set_float32_matmul_precision = set_matmul_precision
-
-    def undo():
-        torch.set_float32_matmul_precision = original
-    return undo
-
-
-def _patch_scaled_mm(feats: dict, violation) -> Callable[[], None]:
-    original = getattr(torch, "_scaled_mm", None)
-    if original is None:                          # এই torch-এ FP8 matmul নেই: পাহারারও কিছু নেই
-        return lambda: None
-
-    def fp8_matmul(*args, **kwargs):
-        if not feats["fp8"]:
-            violation("FP8 matmul (torch._scaled_mm)")
+    @functools.wraps(original)
+    def watched(*args, **kwargs):
+        what = breaks(*args, **kwargs)
+        if what:
+            violation(what)
         return original(*args, **kwargs)
 
-    torch._scaled_mm = fp8_matmul
-
-    def undo():
-        torch._scaled_mm = original
-    return undo
+    setattr(owner, attr, watched)
+    return functools.partial(setattr, owner, attr, original)
 
 
 def guard_simulation(log_path=None, strict: bool = False):
@@ -103,8 +65,24 @@ def guard_simulation(log_path=None, strict: bool = False):
     if cap is None:
         return None
     feats = capability_features(cap)
-    violation = _Recorder(cap, log_path, strict)
-    undos = [patch(feats, violation) for patch in (_patch_autocast, _patch_matmul_precision, _patch_scaled_mm)]
+    violation = _recorder(cap, log_path, strict)
+
+    def bf16_autocast(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if enabled and device_type == "cuda" and not feats["bf16"] and (
+                dtype or torch.get_autocast_dtype("cuda")) == torch.bfloat16:
+            return "CUDA-তে BF16 autocast"
+
+    def tf32(precision):
+        if precision in ("high", "medium") and not feats["tf32"]:
+            return f"TF32 (set_float32_matmul_precision({precision!r}))"
+
+    def fp8_matmul(*args, **kwargs):
+        return None if feats["fp8"] else "FP8 matmul (torch._scaled_mm)"
+
+    undos = [_watch(torch.amp.autocast, "__init__", bf16_autocast, violation),
+             _watch(torch, "set_float32_matmul_precision", tf32, violation)]
+    if hasattr(torch, "_scaled_mm"):                  # এই torch-এ FP8 matmul না থাকলে পাহারারও কিছু নেই
+        undos.append(_watch(torch, "_scaled_mm", fp8_matmul, violation))
 
     def undo():
         for u in undos:

@@ -73,21 +73,19 @@ def for_device(device=None, capability=None) -> str:
     capability দিলে (যেমন (7, 5)) GPU ছাড়াই সিদ্ধান্তটা দেখা যায়; না দিলে এই মেশিন দেখে (MISHRAN_SIMULATE_CC মেনে)।
     device কী পারে তা বলে mishran.hardware; কোনটা নেওয়া উচিত, তা এখানে।
     """
-    if capability is not None:
-        try:
-            major, minor = (int(v) for v in capability)
-        except (TypeError, ValueError):
-            raise ValueError(f"compute capability হবে (major, minor) জোড়া, যেমন (7, 5) (a (major, minor) pair); "
-                             f"পেয়েছি {capability!r}") from None
-        capability = (major, minor)
-    else:
+    if capability is None:
         kind = hardware.default_device() if device is None else device_type(device)
         if kind == "cpu":
             return "bf16"
         capability = hardware.gpu_capability()           # MISHRAN_SIMULATE_CC মেনে
         if capability is None:
             raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); device='cpu' দাও")
-    features = hardware.capability_features(capability)
+    try:
+        major, minor = (int(v) for v in capability)
+    except (TypeError, ValueError):
+        raise ValueError(f"compute capability হবে (major, minor) জোড়া, যেমন (7, 5) (a (major, minor) pair); "
+                         f"পেয়েছি {capability!r:.40}") from None
+    features = hardware.capability_features((major, minor))
     return "bf16" if features["bf16"] else "fp16" if features["fp16_tensor_cores"] else "fp32"
 
 
@@ -110,18 +108,13 @@ def autocast(device, name):
 
 
 def grad_scaler(device, name, **kwargs) -> torch.amp.GradScaler:
-    """GradScaler, যা শুধু যেখানে loss scaling লাগে (fp16) সেখানে চালু (পাঠ ০৩)।
-
-    kwargs (init_scale, growth_interval, ...) সোজা torch.amp.GradScaler-এ যায়।
-    """
+    """GradScaler, যা শুধু যেখানে loss scaling লাগে (fp16) সেখানে চালু; kwargs যায় torch.amp.GradScaler-এ (পাঠ ০৩)।"""
     return torch.amp.GradScaler(device_type(device), enabled=needs_loss_scaling(name), **kwargs)
 
 
 def ds_block(name) -> dict:
-    """DeepSpeed config-এ এই precision-এর block: {'bf16': {'enabled': True}}; fp32-এ {} (পাঠ ০৫)।
-
-    FP16-এর loss scaling-এর key-গুলো (loss_scale, hysteresis, ...) mishran.engines.deepspeed_config যোগ করে।
-    """
+    """DeepSpeed config-এ এই precision-এর block: {'bf16': {'enabled': True}}; fp32-এ {} (পাঠ ০৫)। FP16-এর loss
+    scaling-এর key-গুলো (loss_scale, hysteresis, ...) যোগ করে mishran.engines.deepspeed_config।"""
     name = check(name)
     return {_DS_KEYS[name][0]: {"enabled": True}} if name in _DS_KEYS else {}
 

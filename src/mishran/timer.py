@@ -5,8 +5,6 @@ GPU-তে কাজ পাঠিয়েই Python পরের লাইন�
 
     from mishran.timer import time_steps
     seconds = time_steps(lambda: step(model, batch), steps=5, device="cuda", warmup=2)   # প্রতি step-এর সেকেন্ড
-
-bench, profiler, মেমরির খাতা, capstone, কয়েক-GPU-র launcher আর train()-এর খাতা — সবাই এই মডিউলের সময় নেয়।
 """
 from __future__ import annotations
 

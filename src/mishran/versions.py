@@ -6,7 +6,7 @@ import importlib.metadata
 
 from packaging.version import Version
 
-__all__ = ["package_version", "parse_version", "version_at_least", "course_requirements"]
+__all__ = ["package_version", "version_at_least", "course_requirements"]
 
 
 def package_version(name: str) -> str | None:
@@ -17,22 +17,17 @@ def package_version(name: str) -> str | None:
         return None
 
 
-def parse_version(text: str) -> Version:
-    """সংস্করণের লেখা → তুলনা করা যায় এমন Version ('2.11.0+cu130', '3.11.0rc1' চলে) (সব পাঠ)।"""
-    return Version(str(text))
-
-
 def version_at_least(text: str, minimum: str) -> bool:
-    """text-এর সংস্করণ minimum-এর সমান বা নতুন কি না; local অংশ (+cu130) আর pre-release-এর সংখ্যাটুকু ধরে (সব পাঠ)।"""
-    return parse_version(text).release >= parse_version(minimum).release
+    """text-এর সংস্করণ minimum-এর সমান বা নতুন কি না; local অংশ (+cu130) আর pre-release-এর সংখ্যাটুকু ধরে (সব পাঠ)।
+    অচেনা লেখায় (যেমন 'latest') packaging-এর InvalidVersion, যা একটি ValueError।"""
+    return Version(str(text)).release >= Version(str(minimum)).release
 
 
 def course_requirements(extra: str = "lab") -> tuple[str, list]:
     """কোর্সের প্যাকেজ (mishran) কী কী চায় (পাঠ ০০): (সংস্করণ, [(Requirement, এখনই লাগে কি না), ...])।
 
-    মূল dependency-গুলো এখনই লাগে (True); `extra`-র গুলো (যেমন "lab": JupyterLab, DeepSpeed) পরের পাঠে বা শুধু
-    নিজের যন্ত্রে (False)। mishran ইনস্টল করা থাকলে তার metadata থেকে পড়ে; ইনস্টল ছাড়া source থেকে চালালে
-    (PYTHONPATH=src) পাশের pyproject.toml থেকে।
+    মূল dependency-গুলো এখনই লাগে (True); `extra`-র গুলো (যেমন "lab") পরে (False)। ইনস্টল করা mishran-এর metadata
+    থেকে পড়ে; ইনস্টল ছাড়া source থেকে চালালে (PYTHONPATH=src) পাশের pyproject.toml থেকে।
     """
     from packaging.requirements import Requirement
     try:

@@ -3,10 +3,9 @@
 
     python -m mishran.capstone.check fp32_s0.json bf16_s0.json fp32_s1.json bf16_s1.json resumed.json
 
-যা মাপে: প্রতিটি run শেষ পর্যন্ত চলেছে কি না; held-out bpc bigram-এর চেয়ে কম কি না; FP32 বনাম ১৬-বিটের
-পার্থক্য দুই seed-এর পার্থক্যের (run-ভেদ, noise) তুলনায় কত; resume করা run একটানা run-এর সঙ্গে বিটে বিটে মেলে কি না,
-আর সেটা শিক্ষার্থীর নিজের config-এ কি না। ব্যাখ্যা, মেমরির পরিকল্পনা, নমুনা পড়া আর ভাষার নম্বর শিক্ষকের।
-শুধু standard library: torch বা GPU লাগে না। এই মডিউল matplotlib বা ipywidgets import করে না।
+যা মাপে: held-out bpc bigram-এর চেয়ে কম কি না; FP32 বনাম ১৬-বিটের পার্থক্য দুই seed-এর পার্থক্যের (run-ভেদ,
+noise) তুলনায় কত; resume করা run একটানা run-এর সঙ্গে বিটে বিটে মেলে কি না, নিজের config-এ। বাকি নম্বর শিক্ষকের।
+শুধু standard library: torch বা GPU লাগে না।
 """
 from __future__ import annotations
 
@@ -94,12 +93,11 @@ def load_run(path) -> Run:
         raise CheckError(f"{path}: JSON-এর ভেতরে একটি object ({{...}}) চাই, পেয়েছি {type(data).__name__} "
                          "(not a run record); `--out`-এর লেখা ফাইল দাও।")
     _require(path, data, REQUIRED, "")
-    if not isinstance(data["config"], dict):
-        raise CheckError(f"{path}: 'config' একটি object হওয়ার কথা (malformed config); ফাইলটি আবার লেখাও।")
+    if not isinstance(data["config"], dict) or not isinstance(data["losses"], list) \
+            or not isinstance(data["start_step"], int):
+        raise CheckError(f"{path}: 'config' একটি object, 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা "
+                         "(malformed run); ফাইলটি হাতে বদলানো হয়নি তো? run-টা আবার চালাও।")
     _require(path, data["config"], CONFIG_REQUIRED, "config.")
-    if not isinstance(data["losses"], list) or not isinstance(data["start_step"], int):
-        raise CheckError(f"{path}: 'losses' একটি list আর 'start_step' পূর্ণসংখ্যা হওয়ার কথা (malformed run); "
-                         "ফাইলটি হাতে বদলানো হয়নি তো? run-টা আবার চালাও।")
     return Run(path.name, data)
 
 
@@ -128,14 +126,13 @@ def score_bigram(runs: list[Run]) -> Part:
         return part
     best = min(main_runs, key=lambda r: r.bpc)
     margin = best.data["bigram_bpc"] - best.bpc
+    head = f"সবচেয়ে ভালো run {best.name}: held-out bpc {best.bpc:.3f}, bigram {best.data['bigram_bpc']:.3f} — "
     if margin > 0:
         part.points = BIGRAM_POINTS
-        part.lines.append(f"সবচেয়ে ভালো run {best.name}: held-out bpc {best.bpc:.3f}, bigram "
-                          f"{best.data['bigram_bpc']:.3f} — bigram-এর চেয়ে {margin:.3f} bpc কম।")
+        part.lines.append(f"{head}bigram-এর চেয়ে {margin:.3f} bpc কম।")
     else:
-        part.lines.append(f"সবচেয়ে ভালো run {best.name}: held-out bpc {best.bpc:.3f}, bigram "
-                          f"{best.data['bigram_bpc']:.3f} — এখনো {-margin:.3f} bpc পিছিয়ে।")
-        part.lines.append("না হারালে কারণ (ছোট মডেল, অল্প step) সংখ্যা দিয়ে বলতে পারলে শিক্ষক ১০ দিতে পারেন।")
+        part.lines += [f"{head}এখনো {-margin:.3f} bpc পিছিয়ে।",
+                       "না হারালে কারণ (ছোট মডেল, অল্প step) সংখ্যা দিয়ে বলতে পারলে শিক্ষক ১০ দিতে পারেন।"]
     return part
 
 
@@ -170,24 +167,20 @@ def _compare(group: list[Run], mixed: str) -> tuple[int, list[str]]:
     if not noise:
         lines.append("দ্বিতীয় seed নেই, তাই run-ভেদ মাপা হয়নি: পার্থক্যটা আসল না noise, বলা যায় না।")
         return PRECISION_LEVELS["one_seed"], lines
-    lines.append("দুই seed-এর পার্থক্য (run-ভেদ): "
-                 + ", ".join(f"{p} {v:.4f}" for p, v in noise.items()) + " bpc।")
-    lines.append(_verdict(gap, max(noise.values())))
-    level = "both_two_seeds" if len(noise) == 2 else "one_two_seeds"
-    if level == "one_two_seeds":
-        lines.append("অন্য precision-এও দ্বিতীয় seed চালালে run-ভেদের মাপ পাকা হয়।")
-    return PRECISION_LEVELS[level], lines
+    lines += [f"দুই seed-এর পার্থক্য (run-ভেদ): {', '.join(f'{p} {v:.4f}' for p, v in noise.items())} bpc।",
+              _verdict(gap, max(noise.values()))]
+    if len(noise) == 2:
+        return PRECISION_LEVELS["both_two_seeds"], lines
+    return PRECISION_LEVELS["one_two_seeds"], [*lines, "অন্য precision-এও দ্বিতীয় seed চালালে run-ভেদের মাপ পাকা হয়।"]
 
 
 def _verdict(gap: float, noise: float) -> str:
     ratio = gap / noise if noise > 0 else math.inf
-    shown = "∞" if math.isinf(ratio) else f"{ratio:.1f}"
-    if ratio <= 1:
-        return f"পার্থক্য ÷ run-ভেদ = {shown}: run-ভেদের মধ্যে — precision-এর আলাদা প্রভাব এই মাপে দেখা যায় না।"
-    if ratio <= 2:
-        return f"পার্থক্য ÷ run-ভেদ = {shown}: সীমানায় — আরও seed চালিয়ে দেখা দরকার।"
-    return (f"পার্থক্য ÷ run-ভেদ = {shown}: run-ভেদের চেয়ে অনেক বড় — আসল পার্থক্য হতে পারে; কারণ খোঁজো "
-            "(FP16-এ বাদ-পড়া ধাপ, loss scale, অল্প step-এ রেখা তখনো খাড়া)।")
+    words = ("run-ভেদের মধ্যে — precision-এর আলাদা প্রভাব এই মাপে দেখা যায় না।" if ratio <= 1 else
+             "সীমানায় — আরও seed চালিয়ে দেখা দরকার।" if ratio <= 2 else
+             "run-ভেদের চেয়ে অনেক বড় — আসল পার্থক্য হতে পারে; কারণ খোঁজো (FP16-এ বাদ-পড়া ধাপ, loss scale, "
+             "অল্প step-এ রেখা তখনো খাড়া)।")
+    return f"পার্থক্য ÷ run-ভেদ = {'∞' if math.isinf(ratio) else f'{ratio:.1f}'}: {words}"
 
 
 def score_precision(runs: list[Run]) -> Part:
@@ -218,10 +211,11 @@ def score_precision(runs: list[Run]) -> Part:
 # ---------------------------------------------------------------- ৩. হুবহু resume
 
 KNOBS = ("size", "precision", "micro_batch", "accumulation_steps", "lr", "dropout", "seed", "zero_stage")
+OWN = KNOBS[:6]                # নিজের config: seed আর zero_stage ছাড়া
 
 
-def _knobs(run: Run) -> tuple:
-    return tuple(run.config.get(k) for k in KNOBS)
+def _knobs(run: Run, keys=KNOBS) -> tuple:
+    return tuple(run.config.get(k) for k in keys)
 
 
 def _partner(resumed: Run, runs: list[Run]) -> Run | None:
@@ -240,9 +234,7 @@ def _is_notebook_cell(run: Run) -> bool:
 
 def _own_config(run: Run, runs: list[Run]) -> bool:
     """resume-এর config শিক্ষার্থীর অন্য কোনো (resume-এর জোড়া নয় এমন) run-এর সুইচের সঙ্গে মেলে কি না।"""
-    own = ("size", "precision", "micro_batch", "accumulation_steps", "lr", "dropout")
-    mine = tuple(run.config.get(k) for k in own)
-    return any(tuple(r.config.get(k) for k in own) == mine for r in runs
+    return any(_knobs(r, OWN) == _knobs(run, OWN) for r in runs
                if not r.resumed and not r.config.get("checkpoint_path"))
 
 

@@ -1,11 +1,8 @@
 """একটি অক্ষর-ভিত্তিক ভাষা-মডেলের মাপকাঠি (পাঠ ০৮): bits per character, bigram-এর তুলনা, লেখা নমুনা আর তার
-শব্দের কত ভাগ চেনা, এক token-এর FLOP আর MFU; আর সেরা held-out-এর checkpoint (early stopping)।
+শব্দের কত ভাগ চেনা, গতি আর MFU; আর সেরা held-out-এর checkpoint (early stopping)।
 
-    from mishran.capstone.evaluation import heldout_bpc, bigram_bpc, sample
     bpc = heldout_bpc(model, data.val_data, block_size=64, precision="bf16")
     text = sample(model, data.tokenizer, "সে দিন সকালে", max_new_tokens=100, top_k=20)
-
-শিক্ষার্থী নিজের মান দিয়ে ডাকে sample আর bigram_bpc (তারা যাচাই করে); বাকিগুলো capstone-এর ভেতরের কাজ।
 """
 from __future__ import annotations
 
@@ -44,10 +41,8 @@ def _ids(ids, name: str, vocab_size: int) -> torch.Tensor:
 
 
 def bigram_bpc(train_ids, val_ids, vocab_size: int, alpha: float = 0.1) -> float:
-    """bigram মডেল: P(পরের অক্ষর | এই অক্ষর) = (গোনা + alpha) / (সারির যোগ + alpha·V), train থেকে গোনা (পাঠ ০৮)।
-
-    held-out-এর প্রতিটি অক্ষর (প্রথমটি বাদে) আগেরটি দেখে আন্দাজ — transformer-এর মতো একই লক্ষ্যগুলো।
-    """
+    """bigram মডেল: P(পরের অক্ষর | এই অক্ষর) = (গোনা + alpha) / (সারির যোগ + alpha·V), train থেকে গোনা (পাঠ ০৮);
+    held-out-এর প্রতিটি অক্ষর (প্রথমটি বাদে) আগেরটি দেখে আন্দাজ — transformer-এর মতো একই লক্ষ্যগুলো।"""
     if positive_int(vocab_size, "vocab_size") > 2 ** 14:          # V×V গোনার ছক: এর বেশি হলে মেমরিতে ধরে না
         raise ValueError(f"vocab_size অনেক বড় (vocab_size too large for a bigram table; at most 16384): {vocab_size}")
     alpha = finite_float(alpha, "alpha", positive=True)
@@ -63,22 +58,17 @@ def bigram_bpc(train_ids, val_ids, vocab_size: int, alpha: float = 0.1) -> float
 @torch.no_grad()
 def heldout_bpc(model, val_ids, block_size: int, device="cpu", precision: str = "fp32", batch: int = 64,
                 max_chars: int | None = None) -> float:
-    """held-out-এর bits per character: লেখাটা block_size-এর পাশাপাশি টুকরোয় কেটে সব অক্ষর একবার করে (পাঠ ০৮)।
-
-    প্রতিটি টুকরোর প্রথম অক্ষর কম context পায় — সব মডেলের জন্য একই নিয়ম। max_chars দিলে শুধু শুরুর অতটুকু।
-    """
+    """held-out-এর bits per character: লেখাটা block_size-এর পাশাপাশি টুকরোয় কেটে সব অক্ষর একবার করে (পাঠ ০৮);
+    প্রতিটি টুকরোর প্রথম অক্ষর কম context পায় — সব মডেলের জন্য একই নিয়ম। max_chars দিলে শুধু শুরুর অতটুকু।"""
     ids = val_ids if max_chars is None else val_ids[:max_chars + 1]
     n = len(ids) - 1
-    starts = list(range(0, n, block_size))
-    x = torch.zeros(len(starts), block_size, dtype=torch.long)
-    y = torch.full((len(starts), block_size), -1, dtype=torch.long)     # -1: শেষ টুকরোর খালি ঘর, গোনা হয় না
-    for row, s in enumerate(starts):
-        piece = ids[s:s + block_size + 1]
-        x[row, :len(piece) - 1], y[row, :len(piece) - 1] = piece[:-1], piece[1:]
+    pad = -n % block_size                                            # শেষ টুকরোর খালি ঘর
+    x = F.pad(ids[:-1], (0, pad)).view(-1, block_size)
+    y = F.pad(ids[1:], (0, pad), value=-1).view(-1, block_size)     # -1: গোনা হয় না
     was_training = model.training
     model.eval()
     total = 0.0
-    for i in range(0, len(starts), batch):
+    for i in range(0, len(x), batch):
         xb, yb = x[i:i + batch].to(device), y[i:i + batch].to(device)
         with autocast(device, precision):
             logits, _ = model(xb)
@@ -94,8 +84,7 @@ class BestCheckpoint:
     """সবচেয়ে কম held-out bpc-এর মূল্যায়ন: তার step আর ওজনের একটি কপি (CPU-তে, তাই GPU-র peak মেমরি বাড়ে না)।
 
     শেষের ওজন নয়, এটাই রাখার মতো: overfitting শুরু হলে train-এর loss কমতেই থাকে, held-out-এর bpc বাড়ে (পাঠ ০৮)।
-    patience দিলে `stop` বলে কখন থামা উচিত: পরপর এতগুলো মূল্যায়নে নতুন সেরা আসেনি (early stopping)।
-    """
+    patience দিলে `stop` বলে কখন থামা উচিত: পরপর এতগুলো মূল্যায়নে নতুন সেরা আসেনি (early stopping)।"""
 
     def __init__(self, patience: int | None = None):
         self.bpc, self.step, self.weights, self.patience, self.since = math.inf, None, None, patience, 0
@@ -132,13 +121,9 @@ class BestCheckpoint:
 
 def sample(model, tokenizer, prompt: str, max_new_tokens: int = 200, temperature: float = 0.8,
            top_k: int | None = 20, seed: int = 0, device="cpu") -> str:
-    """prompt-এর পরে মডেল যা লেখে (prompt বাদে), TinyGPT.generate দিয়ে; একই seed-এ একই লেখা (পাঠ ০৮)।"""
-    if not isinstance(model, torch.nn.Module) or not isinstance(prompt, str) \
-            or not all(callable(getattr(tokenizer, f, None)) for f in ("encode", "decode")):
-        raise TypeError("model হবে torch.nn.Module (যেমন TinyGPT), tokenizer-এ encode/decode চাই, prompt হবে লেখা "
-                        f"(model must be a torch.nn.Module, tokenizer a CharTokenizer, prompt a str); পেয়েছি "
-                        f"model={type(model).__name__}, tokenizer={type(tokenizer).__name__}, prompt={prompt!r:.40}")
-    temperature = finite_float(temperature, "temperature", positive=True)
+    """prompt-এর পরে মডেল যা লেখে (prompt বাদে), TinyGPT.generate দিয়ে (সে temperature-ও যাচাই করে) (পাঠ ০৮)।"""
+    if not isinstance(prompt, str) or not prompt:           # মডেল অন্তত একটি অক্ষর দেখে তবে লেখে
+        raise ValueError(f"prompt হবে অন্তত একটি অক্ষরের লেখা (prompt must be a non-empty str); পেয়েছি {prompt!r:.40}")
     seed = as_seed(-1 if seed is None else seed)            # None-ও নয়: একই seed-এ একই লেখা চাই
     top_k = None if top_k is None else positive_int(top_k, "top_k (or None)")
     device = as_device(device)
@@ -160,26 +145,18 @@ def _words(text: str) -> list[str]:
 
 
 def vocabulary_share(generated: str, train_text: str) -> dict:
-    """লেখা শব্দের কত ভাগ train-এর শব্দভান্ডারে আছে (ফাঁকা দিয়ে ভাগ, যতিচিহ্ন ছেঁটে) (পাঠ ০৮)।
-
-    শেষ শব্দটি মাঝপথে কাটা হতে পারে, তাই তা বাদ।
-    """
+    """লেখা শব্দের কত ভাগ train-এর শব্দভান্ডারে আছে (যতিচিহ্ন ছেঁটে; শেষ শব্দটি কাটা হতে পারে, তাই বাদ) (পাঠ ০৮)।"""
     vocab = set(_words(train_text))
     words = _words(generated)[:-1]
     known = sum(w in vocab for w in words)
     return {"words": len(words), "known": known, "share": known / len(words) if words else float("nan")}
 
-
 # ---------------------------------------------------------------- গতি আর MFU
-
 
 def speed_figures(step_times, warmup: int, tokens_per_step: int, flops_per_token: int, precision: str,
                   device_name: str | None = None, world_size: int = 1) -> dict:
-    """একটি run-এর গতি: warmup বাদে token/s, এক token-এর FLOP, সেই precision-এ peak, আর MFU (পাঠ ০৮)।
-
-    precision: run-এ যা একবার ঠিক হয়েছিল — peak সেই precision-এর (FP32-এর peak BF16-এর চেয়ে অনেক ছোট)।
-    device_name: GPU-র নাম; CPU-তে None (peak জানা নেই, তাই MFU None)।
-    """
+    """একটি run-এর গতি: warmup বাদে token/s, এক token-এর FLOP, peak আর MFU (পাঠ ০৮)। peak যে precision-এ run চলল
+    তারই (FP32-এর peak BF16-এর চেয়ে অনেক ছোট); device_name None (CPU) হলে peak অজানা, MFU None।"""
     timed = step_times[warmup:] if len(step_times) > warmup else step_times
     tokens_per_s = tokens_per_step * len(timed) / sum(timed) if timed and sum(timed) > 0 else None
     peak = peak_tflops_for(device_name, precision) if device_name else None

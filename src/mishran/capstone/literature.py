@@ -1,15 +1,11 @@
 """বাংলা সাহিত্যের সংকলন (পাঠ ০৮): খণ্ড পড়া, পুরো খণ্ড ধরে train/held-out ভাগ, আর প্রতি step-এর batch।
 
-    from mishran.capstone.literature import LiteratureData
-    from mishran.data import BatchStream
     data = LiteratureData()                      # bn_literature.txt, NFC, খণ্ড ধরে ভাগ করা
     big = LiteratureData(corpus="full")          # চার গুণ বড় সংকলন, bn_literature_full.txt
     stream = BatchStream(data, micro_batch=16, accumulation_steps=2, block_size=64, seed=0)
-    x, y = stream()                              # এই rank-এর পরের micro-batch
 
-সংকলন দুটি: "small" (পাঠ ০৮ যেটা পড়ে, প্রায় সাড়ে সাত লক্ষ অক্ষর) আর "full" (ছোটটির সব বই আর আরও, ৩০
-লক্ষের বেশি অক্ষর)। প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out
-নেয় পুরো খণ্ড, তাই একটি গল্পের কোনো অংশ দুই দিকে পড়ে না। শিক্ষার্থীর দরজা LiteratureData (সে যাচাই করে)।
+প্রতিটি খণ্ড (গল্প, কবিতা, অধ্যায়) শুরু হয় "### বই/ক্রম শিরোনাম" লাইনে; held-out নেয় পুরো খণ্ড, তাই একটি
+গল্পের কোনো অংশ দুই দিকে পড়ে না।
 """
 from __future__ import annotations
 
@@ -32,7 +28,7 @@ LITERATURE_FILE = "bn_literature.txt"
 CORPORA = {"small": (LITERATURE_FILE, "bn_literature_provenance.json"),
            "full": ("bn_literature_full.txt", "bn_literature_full_provenance.json")}
 
-_HEADER = re.compile(r"^### (\S+)/(\d+) ?(.*)$")
+_HEADER = re.compile(r"^### (\S+)/(\d+) ?(.*)$", re.MULTILINE)
 
 
 @dataclass
@@ -46,10 +42,7 @@ class Piece:
 
 
 def literature_path(corpus: str = "small"):
-    """সংকলনের ফাইল কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।
-
-    corpus="small": bn_literature.txt (পাঠ ০৮-এর); corpus="full": bn_literature_full.txt (বড়টি)।
-    """
+    """সংকলনের ("small" বা "full") ফাইল কোথায়: repository-র data/, নইলে installed প্যাকেজের mishran/corpus/ (পাঠ ০৮)।"""
     return data_file(CORPORA[corpus][0])
 
 
@@ -59,40 +52,23 @@ def provenance(corpus: str = "small") -> dict:
 
 
 def load_pieces(path=None, corpus: str = "small") -> list[Piece]:
-    """সংকলন পড়ে খণ্ডের তালিকা (NFC)। "### বই/ক্রম শিরোনাম" লাইনগুলো কেবল সীমানা, লেখার অংশ নয় (পাঠ ০৮)।
-
-    path না দিলে corpus-এর ফাইল ("small" বা "full"); path দিলে সেই ফাইল।
-    """
+    """সংকলন (path, নইলে corpus-এর ফাইল) পড়ে খণ্ডের তালিকা (NFC); "### বই/ক্রম শিরোনাম" লাইন কেবল সীমানা (পাঠ ০৮)।"""
     source = literature_path(corpus) if path is None else Path(path)
-    text = unicodedata.normalize("NFC", source.read_text(encoding="utf-8"))
-    pieces, current, lines = [], None, []
-    for line in text.split("\n"):
-        m = _HEADER.match(line)
-        if m:
-            if current is not None:
-                pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
-            current, lines = (m.group(1), int(m.group(2)), m.group(3)), []
-        elif current is not None:
-            lines.append(line)
-    if current is not None:
-        pieces.append(Piece(*current, "\n".join(lines).strip("\n")))
-    return pieces
+    parts = _HEADER.split(unicodedata.normalize("NFC", source.read_text(encoding="utf-8")))[1:]
+    # split-এর পরে চারটি করে: বই, ক্রম, শিরোনাম, পরের শিরোনাম পর্যন্ত লেখা
+    return [Piece(parts[i], int(parts[i + 1]), parts[i + 2], parts[i + 3].strip("\n")) for i in range(0, len(parts), 4)]
 
 
 def split_by_work(pieces, every: int = 10, offset: int = 5):
-    """(train, held-out): প্রতিটি বইয়ের index % every == offset খণ্ডগুলো held-out — পুরো খণ্ড, অক্ষর নয় (পাঠ ০৮)।
-
-    ফলে held-out-এ প্রায় সব বই থেকে কিছু আছে (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।
-    """
+    """(train, held-out): প্রতিটি বইয়ের index % every == offset খণ্ডগুলো held-out — পুরো খণ্ড, অক্ষর নয় (পাঠ ০৮);
+    held-out-এ প্রায় সব বই থেকে কিছু (প্রায় ১০%), আর একটি গল্পের কোনো অংশ দুই দিকে পড়ে না।"""
     return [p for p in pieces if p.index % every != offset], [p for p in pieces if p.index % every == offset]
 
 
 class LiteratureData:
     """খণ্ড ধরে ভাগ করা ডেটা, CharDataset-এর মতো: tokenizer, train_data, val_data, get_batch (পাঠ ০৮)।
 
-    tokenizer বানানো হয় সব খণ্ডের অক্ষর থেকে (held-out-এর বিরল অক্ষরও যেন encode হয়); খণ্ডগুলোর মাঝে
-    একটি ফাঁকা লাইন। get_batch হুবহু mishran.data.CharDataset.get_batch (একই কোড, আবার লেখা নয়)।
-    pieces না দিলে corpus-এর সব খণ্ড ("small": পাঠ ০৮-এর, "full": বড়টি)।
+    tokenizer সব খণ্ডের অক্ষর থেকে (held-out-এর বিরল অক্ষরও যেন encode হয়); pieces না দিলে corpus-এর সব খণ্ড।
     """
 
     get_batch = CharDataset.get_batch
@@ -101,9 +77,6 @@ class LiteratureData:
         if not isinstance(corpus, str) or corpus not in CORPORA:       # ভুল নাম আগেই ধরা পড়ুক, pieces দিলেও
             raise ValueError(f"অচেনা সংকলন {corpus!r} (unknown corpus); বেছে নাও: {', '.join(map(repr, CORPORA))}।")
         pieces = load_pieces(corpus=corpus) if pieces is None else pieces
-        if not isinstance(pieces, (list, tuple)) or not all(isinstance(p, Piece) for p in pieces):
-            raise TypeError(f"pieces হবে Piece-এর তালিকা, যেমন load_pieces() (pieces must be a list of Piece); "
-                            f"পেয়েছি {type(pieces).__name__}")
         if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (every, offset)) \
                 or every < 2 or not 0 <= offset < every:
             raise ValueError(f"every ≥ 2 আর 0 ≤ offset < every, দুটোই পূর্ণসংখ্যা (integers with every >= 2, "

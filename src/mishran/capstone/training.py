@@ -1,34 +1,22 @@
 """পাঠ ০৮ (capstone): public domain বাংলা সাহিত্যে অক্ষর-ভিত্তিক ভাষা-মডেল, কোর্সের সব কৌশল একসঙ্গে।
 
-নোটবুক আর launcher একই কোড চালায়:
-
-    from mishran.capstone import training
-    result = training.run(training.CapstoneConfig(size="tiny", precision="auto", steps=60))
-    result.heldout_bpc, result.curve                  # CapstoneResult; result.to_dict() → `--out`-এর JSON
-
+    result = training.run(training.CapstoneConfig(size="tiny", precision="auto", steps=60))   # নোটবুক
     deepspeed --num_gpus 2 --module mishran.capstone --zero-stage 1 --micro-batch 32 --steps 600 --out r.json
     python -m mishran.capstone --precision fp32 --steps 600 --out fp32.json          # এক GPU বা CPU
 
-দুই পথ, একই ডেটা, একই মাপ-জোখ:
-- zero_stage=None (ডিফল্ট, এক process): mishran.engines.amp-এর AMP loop (autocast + GradScaler), checkpoint থেকে
-  হুবহু resume;
-- zero_stage=0..3 (বা launcher-এ কয়েকটি GPU): mishran.engines.deepspeed_engine-এর DeepSpeed engine, ZeRO সহ, আর
-  mishran.engines.loop.run_steps-এর step loop।
-global batch = micro_batch × accumulation_steps × GPU-র সংখ্যা; প্রতিটি step-এর global batch একটি seed-দেওয়া
-generator থেকে আসে আর GPU-গুলোর মধ্যে ভাগ হয় (পাঠ ০৪, ০৫)। held-out ভাগ পুরো খণ্ড (গল্প, কবিতা) ধরে।
-precision একবারই ঠিক হয় (mishran.precision.resolve); DeepSpeed-এর config আর MFU-র peak সেই নাম থেকেই।
-সংকলন আর batch: mishran.capstone.literature; মাপকাঠি (bpc, bigram, নমুনা, MFU): mishran.capstone.evaluation।
+দুই পথ, একই ডেটা, একই মাপ-জোখ: zero_stage=None (এক process) mishran.engines.amp-এর AMP loop, হুবহু resume সহ;
+zero_stage=0..3 (বা launcher-এ কয়েকটি GPU) DeepSpeed engine। precision একবারই ঠিক হয় (mishran.precision.resolve)।
 """
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import importlib.resources
 import json
 import math
 import numbers
 import os
 import platform
+import sys
 from dataclasses import asdict, dataclass, fields
 
 import torch
@@ -39,6 +27,7 @@ from mishran.capstone.literature import CORPORA, LiteratureData
 from mishran.checks import device_type
 from mishran.data import BatchStream
 from mishran.engines.amp import TrainConfig, load_checkpoint, save_checkpoint, train
+from mishran.engines.deepspeed_config import ZERO_STAGES, config_for_device
 from mishran.engines.loop import run_steps
 from mishran.measure.flops import flops_per_token
 from mishran.models.gpt import GPT_SIZES, GPTConfig, TinyGPT
@@ -46,6 +35,7 @@ from mishran.precision import NAMES as PRECISION_NAMES
 from mishran.precision import check as check_precision
 from mishran.precision import grad_scaler
 from mishran.precision import resolve as resolve_precision
+from mishran.versions import package_version
 
 __all__ = ["parse_args", "CapstoneConfig", "CapstoneResult", "lr_schedule", "run", "recorded_h200", "main"]
 
@@ -65,8 +55,9 @@ def _int(least: int, most: int = 2 ** 62):
 
 
 def _real(test, words: str, english: str):
-    return (lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) and test(v),
-            words, english, ValueError)
+    # abs(v) <= float max: সসীম আর float-এ ধরে (2**2000-এর মতো বিশাল int-ও বাদ; NaN-ও, তুলনা False)
+    return (lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and abs(v) <= sys.float_info.max
+            and test(v), words, english, ValueError)
 
 
 def _one_of(choices):
@@ -93,17 +84,11 @@ _MAY_BE_NONE = {"zero_stage", "clip_norm", "eval_chars", "checkpoint_path", "sav
 class CapstoneConfig:
     """শিক্ষার্থীর সুইচ (পাঠ ০৮); ভুল মান দিলে এখানেই বাংলা বার্তা, সঙ্গে ঘরের নাম।
 
-    size: 'tiny' | 'small' | 'gpu' | 'h200' (mishran.models.gpt.GPT_SIZES); precision: 'auto' (mishran.hardware
-    দেখে) | 'fp32' | 'fp16' | 'bf16'; micro_batch, accumulation_steps: প্রতি GPU-তে global batch =
-    micro_batch × accumulation_steps;
-    zero_stage: None = PyTorch-এর AMP loop (mishran.engines.amp); 0–3 = DeepSpeed engine, ZeRO stage;
-    steps: optimizer step; eval_every: কত step পরপর held-out bpc; eval_chars: held-out-এর কতটুকু মাপা হবে
-    (None = পুরোটা); warmup: সময় মাপায় বাদ যাওয়া শুরুর step; checkpoint_path + save_at: ওই step-এ
-    checkpoint লেখা; resume_from: checkpoint থেকে চালু (শুধু zero_stage=None);
-    patience: এতগুলো মূল্যায়নে held-out bpc না কমলে থামা (early stopping; None = কখনো না);
-    compile: torch.compile (শুধু zero_stage=None; বড় মডেলে GPU-তে লাভ, পাঠ ০৭);
-    lr_warmup, lr_decay: learning rate প্রথম lr_warmup step-এ ০ থেকে lr-এ ওঠে, আর lr_decay=True হলে তারপর
-    cosine-এ steps-এ গিয়ে lr-এর ১০%-এ নামে (lr_schedule)।
+    size: GPT_SIZES-এর নাম; precision: 'auto' | 'fp32' | 'fp16' | 'bf16'; zero_stage: None = PyTorch-এর AMP loop,
+    0–3 = DeepSpeed engine; eval_every: কত step পরপর held-out bpc; eval_chars: held-out-এর কতটুকু (None = পুরোটা);
+    warmup: সময় মাপায় বাদ যাওয়া শুরুর step; checkpoint_path + save_at: ওই step-এ checkpoint; resume_from, compile:
+    শুধু zero_stage=None-এ; patience: এতগুলো মূল্যায়নে held-out bpc না কমলে থামা (early stopping);
+    lr_warmup, lr_decay: lr_schedule-এর warm-up আর cosine।
     """
 
     size: str = "tiny"
@@ -155,13 +140,8 @@ class CapstoneConfig:
 class CapstoneResult:
     """একটি run-এর ফল (পাঠ ০৮); to_dict() → `--out`-এর JSON (mishran.capstone.check সেটাই পড়ে)।
 
-    যন্ত্র আর ডেটা: config, precision (যা একবার ঠিক হলো), device, num_params, vocab_size, train/heldout_chars,
-    train/heldout_pieces; engine ('pytorch' | 'deepspeed'), world_size, global_batch, start_step (resume-এ > 0);
-    DeepSpeed-এর পথে zero_stage, backend, ds_config। প্রতি step: losses, step_times (সেকেন্ড), loss_scales,
-    skipped_steps (FP16-এ বাদ-পড়া)। মূল্যায়ন: curve ({step, bpc, train_bpc}-এর তালিকা), heldout_bpc আর best_step
-    (সেরা মূল্যায়ন — ফেরত মডেল আর নমুনা তারই), final_bpc (শেষেরটা), stopped_early, bigram_bpc, bigram_alpha,
-    margin_vs_bigram। গতি: tokens_per_s, flops_per_token, peak_tflops_per_gpu, mfu (CPU-তে None),
-    peak_memory_bytes (শুধু GPU-তে)। sample: prompt, text, words, known, share; versions।
+    start_step: resume-এ > 0; curve: {step, bpc, train_bpc}-এর তালিকা; heldout_bpc, best_step: সেরা মূল্যায়ন (ফেরত
+    মডেল আর নমুনা তারই), final_bpc: শেষেরটা; zero_stage, backend, ds_config শুধু DeepSpeed-এর পথে।
     """
 
     config: CapstoneConfig
@@ -201,7 +181,7 @@ class CapstoneResult:
     versions: dict
 
     def to_dict(self) -> dict:
-        """JSON-যোগ্য dict; যে ঘর শুধু DeepSpeed-এ বা GPU-তে থাকে, তা না থাকলে বাদ (আগের ফাইলগুলোর মতোই)।"""
+        """JSON-যোগ্য dict; যে ঘর শুধু DeepSpeed-এ বা GPU-তে থাকে, তা না থাকলে বাদ।"""
         sometimes = ("zero_stage", "backend", "ds_config", "peak_memory_bytes")
         return {k: v for k, v in asdict(self).items() if v is not None or k not in sometimes}
 
@@ -215,9 +195,7 @@ def _device_label(device: torch.device) -> str:
 
 def lr_schedule(config: CapstoneConfig):
     """step → learning rate: lr_warmup step ধরে সরলরেখায় lr পর্যন্ত, তারপর lr_decay হলে cosine-এ lr/10 (steps-এ)।
-
-    বড় মডেলে শুরুর এলোমেলো ওজনে Adam-এর প্রথম কয়েকটি step বড় হয়; warm-up সেগুলো ছোট রাখে (পাঠ ০৮)।
-    """
+    বড় মডেলে শুরুর এলোমেলো ওজনে Adam-এর প্রথম কয়েকটি step বড় হয়; warm-up সেগুলো ছোট রাখে (পাঠ ০৮)।"""
     lr, warm, steps, decay = config.lr, config.lr_warmup, config.steps, config.lr_decay
 
     def lr_at(step: int) -> float:
@@ -232,13 +210,13 @@ def lr_schedule(config: CapstoneConfig):
 
 
 def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model: bool = False):
-    """একটি পুরো run: প্রশিক্ষণ, held-out bpc-এর রেখা, bigram-এর তুলনা, গতি, মেমরি, MFU, নমুনা (পাঠ ০৮)।
-
-    ফল একটি CapstoneResult (launcher-এ শুধু rank 0-তে; বাকিরা None); return_model=True হলে (ফল, সেরা মডেল)।
-    """
-    if not isinstance(config, CapstoneConfig) or not isinstance(data, (LiteratureData, type(None))):
-        raise TypeError("config হবে একটি CapstoneConfig আর data একটি LiteratureData বা None (config must be a "
-                        f"CapstoneConfig, data a LiteratureData or None); পেয়েছি {config!r:.60}, {data!r:.60}")
+    """একটি পুরো run: প্রশিক্ষণ, held-out bpc-এর রেখা, bigram-এর তুলনা, গতি, মেমরি, MFU, নমুনা (পাঠ ০৮); ফল একটি
+    CapstoneResult (launcher-এ শুধু rank 0-তে; বাকিরা None), return_model=True হলে (ফল, সেরা মডেল)।"""
+    if not isinstance(config, CapstoneConfig) or not isinstance(data, (LiteratureData, type(None))) \
+            or not isinstance(return_model, bool):
+        raise TypeError("config হবে একটি CapstoneConfig, data একটি LiteratureData বা None, return_model True বা False "
+                        "(config must be a CapstoneConfig, data a LiteratureData or None, return_model a bool); "
+                        f"পেয়েছি {config!r:.60}, {data!r:.60}, {return_model!r:.40}")
     data = LiteratureData(corpus=config.corpus) if data is None else data
     use_ds = config.zero_stage is not None or int(os.environ.get("WORLD_SIZE", "1")) > 1
     want = config.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -256,11 +234,10 @@ def run(config: CapstoneConfig, data: LiteratureData | None = None, return_model
     out = {"config": config, "precision": precision, "device": _device_label(device),
            "num_params": model.num_parameters(), "vocab_size": data.vocab_size,
            "train_chars": len(data.train_data), "heldout_chars": len(data.val_data),
-           "train_pieces": len(data.train_pieces), "heldout_pieces": len(data.heldout_pieces), "curve": []}
-    if use_ds:
-        trained, best = _run_deepspeed(model, data, config, precision, device, out, backend)
-    else:
-        trained, best = _run_torch(model, data, config, precision, device, out)
+           "train_pieces": len(data.train_pieces), "heldout_pieces": len(data.heldout_pieces), "backend": backend,
+           "curve": []}
+    run_path = _run_deepspeed if use_ds else _run_torch
+    trained, best = run_path(model, data, config, precision, device, out)
     if trained is None:
         return (None, None) if return_model else None
     result = CapstoneResult(**out, **_summary(trained, data, config, device, best, out))
@@ -281,7 +258,7 @@ def _summary(trained, data, config, device, best, out) -> dict:
                   seed=config.seed, device=device)
     versions = {"torch": torch.__version__, "python": platform.python_version()}
     if out["engine"] == "deepspeed":
-        versions["deepspeed"] = importlib.metadata.version("deepspeed")
+        versions["deepspeed"] = package_version("deepspeed")
     return dict(speed, heldout_bpc=heldout, best_step=best.step,
                 stopped_early=best.stop and out["start_step"] + len(out["losses"]) < config.steps,
                 peak_memory_bytes=torch.cuda.max_memory_allocated(device) if on_gpu else None,
@@ -333,8 +310,7 @@ def _run_torch(model, data, config, precision, device, out):
 
 
 def _measure(model, data, config, precision, device) -> tuple[float, float]:
-    """(held-out bpc, train-এর সমান মাপের একটি টুকরোর bpc), একই নিয়মে, dropout বন্ধ: overfitting দেখা যায় দুইয়ের
-    ফাঁকে।"""
+    """(held-out bpc, train-এর সমান মাপের টুকরোর bpc), dropout বন্ধ: overfitting দেখা যায় দুইয়ের ফাঁকে।"""
     block = model.config.block_size
     held = heldout_bpc(model, data.val_data, block, device, precision, max_chars=config.eval_chars)
     return held, heldout_bpc(model, data.train_data[:_eval_len(config, data)], block, device, precision)
@@ -346,15 +322,12 @@ def _record(model, step, held, train_bpc, curve, best) -> None:
     best.update(model, step, held)
 
 
-def _run_deepspeed(model, data, config, precision, device, out, backend):
-    """DeepSpeed engine (পাঠ ০৫-এর mishran.engines.deepspeed_engine) আর run_steps-এর loop: launcher থাকলে কয়েকটি
-    GPU, না থাকলে এক process।"""
+def _run_deepspeed(model, data, config, precision, device, out):
+    """DeepSpeed engine (পাঠ ০৫) আর run_steps-এর loop: launcher থাকলে কয়েকটি GPU, না থাকলে এক process।"""
     from mishran.engines import deepspeed_engine
-    from mishran.engines.deepspeed_config import config_for_device
 
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
-    # zero_stage None (কয়েকটি GPU, stage না বলা): config_for_device-এর নিয়ম — ১৬-বিটে accumulation > 1 হলে
-    # stage 1, যাতে gradient FP32-এ জমে (পাঠ ০৫)
+    # zero_stage None: config_for_device-এর নিয়ম — ১৬-বিটে accumulation > 1 হলে stage 1, gradient জমে FP32-এ (পাঠ ০৫)
     ds_config = config_for_device(micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
                                   world_size=world, zero_stage=config.zero_stage, precision=precision, lr=config.lr,
                                   device=device.type, gradient_clipping=config.clip_norm)
@@ -375,7 +348,7 @@ def _run_deepspeed(model, data, config, precision, device, out, backend):
         return best.stop                    # সব rank-এর best একই সংখ্যা দেখেছে, তাই সবাই একসঙ্গে থামে
 
     out.update(world_size=world, engine="deepspeed", zero_stage=ds_config["zero_optimization"]["stage"],
-               backend=backend, global_batch=stream.global_batch, start_step=0, ds_config=ds_config)
+               global_batch=stream.global_batch, start_step=0, ds_config=ds_config)
     out["losses"], out["step_times"] = run_steps(
         lambda batches: deepspeed_engine.engine_step(engine, batches),
         lambda: [stream() for _ in range(config.accumulation_steps)], config.steps, device,
@@ -388,13 +361,9 @@ def _run_deepspeed(model, data, config, precision, device, out, backend):
 
 
 def _evaluate_together(engine, data, config, device, step, curve, best) -> None:
-    """DeepSpeed-এর পথে মূল্যায়ন: সব rank একসঙ্গে, rank 0-এর সংখ্যায়।
-
-    ZeRO-3-এ প্রতিটি rank-এর কাছে প্রতিটি ওজনের একটি টুকরো মাত্র; forward-এর সময় প্রতিটি স্তর সব rank থেকে নিজের
-    ওজন জোড়া লাগায় (all-gather), তাই একা rank 0 forward চালালে বাকিদের অপেক্ষায় চিরকাল আটকে থাকে। সেরা ওজনের কপিও
-    নেওয়া হয় পুরো ওজন জোড়া লাগিয়ে (GatheredParameters)। stage 0–2-তে সবার কাছে পুরো ওজন, নিয়ম একই।
-    ওজন নিজেই bf16/fp16, তাই হিসাবও তাতে ("fp32" = autocast বন্ধ)।
-    """
+    """DeepSpeed-এর পথে মূল্যায়ন: সব rank একসঙ্গে, rank 0-এর সংখ্যায়। ZeRO-3-এ forward প্রতিটি স্তরের ওজন সব rank
+    থেকে জোড়া লাগায় (all-gather), তাই একা rank 0 forward চালালে চিরকাল আটকে থাকে; সেরা ওজনের কপিও পুরো ওজন জোড়া
+    লাগিয়ে (GatheredParameters)। ওজন নিজেই bf16/fp16, তাই "fp32" (autocast বন্ধ)।"""
     import deepspeed
 
     module = engine.module
@@ -407,8 +376,8 @@ def _evaluate_together(engine, data, config, device, step, curve, best) -> None:
 def _plain_copy(module, weights) -> TinyGPT:
     """engine ছাড়া একটি সাধারণ TinyGPT, engine-এর dtype-এ, সেরা মূল্যায়নের ওজনে: নমুনা আর FLOP-এর হিসাব এতে চলে
     (ZeRO-3-এর engine.module-এর ওজন টুকরো করা, একা rank 0 তা চালাতে পারে না)।"""
-    dtype = next(module.parameters()).dtype
-    plain = TinyGPT(module.config).to(device=next(module.parameters()).device, dtype=dtype)
+    first = next(module.parameters())
+    plain = TinyGPT(module.config).to(device=first.device, dtype=first.dtype)
     plain.load_state_dict(weights)
     return plain
 
@@ -423,12 +392,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     d = CapstoneConfig()
     whole, count, positive = cli.positive_int, cli.non_negative_int, cli.positive_float
     p.add_argument("--size", default=None, choices=list(GPT_SIZES), help="ডিফল্ট: GPU-তে gpu, CPU-তে tiny")
-    p.add_argument("--corpus", default=d.corpus, choices=list(CORPORA),
-                   help="small: পাঠ ০৮-এর সংকলন; full: চার গুণ বড়টি")
+    p.add_argument("--corpus", default=d.corpus, choices=list(CORPORA), help="small: পাঠ ০৮-এর; full: চার গুণ বড়টি")
     p.add_argument("--precision", default=d.precision, choices=["auto", *PRECISION_NAMES])
     p.add_argument("--micro-batch", type=whole, default=d.micro_batch)
     p.add_argument("--accumulation-steps", type=whole, default=d.accumulation_steps)
-    p.add_argument("--zero-stage", type=int, default=None, choices=[0, 1, 2, 3])
+    p.add_argument("--zero-stage", type=count, default=None, choices=list(ZERO_STAGES))
     p.add_argument("--steps", type=whole, default=d.steps)
     p.add_argument("--lr", type=positive, default=d.lr)
     p.add_argument("--dropout", type=cli.non_negative_float, default=d.dropout, help="0 থেকে 1-এর কম")
@@ -436,21 +404,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=whole, default=d.eval_every)
     p.add_argument("--eval-chars", type=whole, default=None)
     p.add_argument("--warmup", type=count, default=d.warmup)
-    p.add_argument("--patience", type=whole, default=None,
-                   help="এতগুলো মূল্যায়নে held-out bpc না কমলে থামো (early stopping)")
+    p.add_argument("--patience", type=whole, default=None, help="এতগুলো মূল্যায়নে held-out bpc না কমলে থামো")
     p.add_argument("--compile", action="store_true", help="torch.compile (PyTorch loop-এ)")
     p.add_argument("--lr-warmup", type=count, default=0, help="learning rate-এর warm-up step")
     p.add_argument("--lr-decay", action="store_true", help="warm-up-এর পরে cosine-এ lr/10 পর্যন্ত")
     p.add_argument("--cpu", action="store_true", help="GPU থাকলেও CPU-তে")
-    p.add_argument("--deterministic", action="store_true",
-                   help="torch.use_deterministic_algorithms: GPU-তে resume-এর হুবহু তুলনার জন্য")
+    p.add_argument("--deterministic", action="store_true", help="GPU-তে resume-এর হুবহু তুলনার জন্য")
     p.add_argument("--checkpoint", dest="checkpoint_path", help="--save-at step-এ এই ফাইলে checkpoint")
     p.add_argument("--save-at", type=count, default=None)
     p.add_argument("--resume", dest="resume_from", help="এই checkpoint থেকে চালু (নতুন process-এ)")
     p.add_argument("--prompt", default=d.prompt)
     p.add_argument("--sample-tokens", type=count, default=d.sample_tokens, help="নমুনায় কয়টি অক্ষর")
     p.add_argument("--out", default=None, help="ফলাফলের JSON (rank 0 লেখে)")
-    p.add_argument("--local_rank", type=int, default=None, help="DeepSpeed launcher দেয়; env-এর LOCAL_RANK ব্যবহার হয়")
+    p.add_argument("--local_rank", type=count, default=None, help="DeepSpeed launcher দেয়; env-এর LOCAL_RANK ব্যবহার হয়")
     args = p.parse_args(argv)
     on_gpu = torch.cuda.is_available() and not args.cpu
     switches = {k: v for k, v in vars(args).items() if k in {f.name for f in fields(CapstoneConfig)}}
@@ -470,17 +436,16 @@ def main(argv=None) -> CapstoneResult | None:
     if args.deterministic:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
-    result = run(args.config)
-    if result is not None:
-        r = result
+    r = run(args.config)
+    if r is not None:
         print(f"{r.engine}, {r.world_size} process, {r.precision}, Ψ = {r.num_params:,}: held-out bpc "
               f"{r.heldout_bpc:.4f} at step {r.best_step} (bigram {r.bigram_bpc:.4f})"
               + (f", {r.tokens_per_s:,.0f} token/s" if r.tokens_per_s else ""))
-        cli.write_record(result, args.out)
+        cli.write_record(r, args.out)
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()
-    return result
+    return r
 
 
 if __name__ == "__main__":

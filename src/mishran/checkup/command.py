@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
+import torch
+
 from mishran import cli
 from mishran.checkup.run import checkup
 from mishran.checkup.target import TARGETS
@@ -17,40 +19,58 @@ __all__ = ["factory", "main"]
 
 
 def factory(text: str):
-    """'package.module:function' → সেই function (argparse-এর type); না পেলে বাংলা বার্তায় ArgumentTypeError (পাঠ ১০)।"""
+    """'package.module:function' → সেই function; না পেলে বাংলা + ইংরেজি বার্তায় ValueError (পাঠ ১০)।
+
+    parse_args-এর পরে পড়া হয় (argparse-এর type হিসেবে নয়), যাতে --help বা ভুল flag কোনো module import না করে।
+    """
     module_name, _, attr = text.partition(":")
     if not module_name or not attr:
-        raise argparse.ArgumentTypeError(f"'{text}' চলবে না: লেখো package.module:function (expected module:function)")
+        raise ValueError(f"'{text}' চলবে না: লেখো package.module:function (expected module:function)")
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
-        raise argparse.ArgumentTypeError(f"module '{module_name}' পাওয়া গেল না (module not found): {err}") from None
+        raise ValueError(f"module '{module_name}' পাওয়া গেল না (module not found): {err}") from None
     found = getattr(module, attr, None)
     if not callable(found):
-        raise argparse.ArgumentTypeError(f"'{module_name}'-এ '{attr}' নামের কোনো function নেই (no such function)")
+        raise ValueError(f"'{module_name}'-এ '{attr}' নামের কোনো function নেই (no such function)")
     return found
 
 
 def main(argv=None) -> None:
     """command line পড়ে check-up চালায়, পরামর্শ ছাপে, আর --out দিলে JSON লেখে (পাঠ ১০)।"""
     parser = argparse.ArgumentParser(prog="python -m mishran.checkup", description="মডেলের precision check-up")
-    parser.add_argument("model", type=factory, help="package.module:make_model — nn.Module ফেরত দেয়")
-    parser.add_argument("--batch", type=factory, required=True, help="package.module:make_batch — batch ফেরত দেয়")
-    parser.add_argument("--loss", type=factory, default=None, help="package.module:loss_fn (না দিলে output-এর loss)")
+    parser.add_argument("model", help="package.module:make_model — nn.Module ফেরত দেয়")
+    parser.add_argument("--batch", required=True, help="package.module:make_batch — batch ফেরত দেয়")
+    parser.add_argument("--loss", default=None, help="package.module:loss_fn (না দিলে output-এর loss)")
     parser.add_argument("--target", choices=list(TARGETS), default=None, help="পরামর্শ কোন যন্ত্রের জন্য (default: এটি)")
     parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="মডেল আর batch এখানে সরানো হয়")
     parser.add_argument("--steps", type=cli.non_negative_int, default=3, help="সময় মাপার step (0: মাপা হয় না)")
     parser.add_argument("--out", default=None, help="JSON ফাইল ('-': পর্দায়)")
     args = parser.parse_args(argv)
-    model, batch = args.model(), args.batch()
-    if args.device:
-        model, batch = model.to(args.device), _to(batch, args.device)
     try:
-        report = checkup(model, batch, loss_fn=args.loss, target=args.target, steps=args.steps)
+        model, batch, loss_fn = _build(args)
+        report = checkup(model, batch, loss_fn=loss_fn, target=args.target, steps=args.steps)
     except (ValueError, TypeError) as err:
-        parser.exit(2, f"{parser.prog}: error: {err}\n")
+        parser.error(" ".join(str(err).split()))
     print(report.advice)
     cli.write_record(report, args.out)
+
+
+def _build(args):
+    """flag-গুলো থেকে মডেল, batch আর loss_fn; learner-এর factory নিজে ভাঙলে সেটাও এক লাইনের ValueError।"""
+    made = []
+    for text in (args.model, args.batch):
+        make = factory(text)
+        try:
+            made.append(make())
+        except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর কোডের যেকোনো ভুল, এক লাইনে
+            raise ValueError(f"{text}() চলল না (failed): {type(err).__name__}: {err}") from err
+    model, batch = made
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("এখানে CUDA GPU নেই (CUDA is not available): --device cpu দাও, বা --device বাদ দাও")
+    if args.device:
+        model, batch = model.to(args.device), _to(batch, args.device)
+    return model, batch, factory(args.loss) if args.loss else None
 
 
 def _to(batch, device):

@@ -14,7 +14,7 @@ import torch
 from mishran.checkup.report import LossScaleRange
 from mishran.numerics.formats import get_format
 
-__all__ = ["UNDERFLOW_LIMIT", "SCALE_POWERS", "log2_histogram", "underflow_share", "scale_range"]
+__all__ = ["UNDERFLOW_LIMIT", "SCALE_POWERS", "CHUNK", "log2_histogram", "underflow_share", "scale_range"]
 
 UNDERFLOW_LIMIT = 0.01
 """শূন্য-নয় gradient-এর এর বেশি ভাগ শূন্য হলে parameter-টি underflow-এর তালিকায় (1%)।"""
@@ -22,16 +22,23 @@ UNDERFLOW_LIMIT = 0.01
 SCALE_POWERS = range(-24, 25)
 """যে loss scale-গুলো খোঁজা হয়: 2**-24 থেকে 2**24।"""
 
+CHUNK = 2 ** 20
+"""বড় tensor এত উপাদানের টুকরোয় পড়া হয় (FP64-এর বা বাড়তি কপি একবারে এর বেশি নয়)।"""
+
+_OFFSET = 152
+
 
 def log2_histogram(grad: torch.Tensor) -> dict:
     """{b: কয়টি উপাদান}, b = ceil(log2|g|), শুধু শূন্য-নয় সসীম উপাদান (পাঠ ১০)। frexp: |g| = m·2**e, 0.5 ≤ m < 1;
-    m ঠিক 0.5 হলে |g| = 2**(e − 1), নইলে |g| < 2**e।"""
-    a = grad.detach().abs().float().reshape(-1)
-    a = a[(a > 0) & torch.isfinite(a)]
-    mantissa, exponent = torch.frexp(a)
-    buckets = exponent.long() - (mantissa == 0.5).long()
-    values, counts = torch.unique(buckets, return_counts=True)
-    return {int(v): int(c) for v, c in zip(values.tolist(), counts.tolist(), strict=True)}
+    m ঠিক 0.5 হলে |g| = 2**(e − 1), নইলে |g| < 2**e। টুকরো টুকরো করে, যাতে বড় gradient-এর কপি না লাগে।"""
+    counts = torch.zeros(2 * _OFFSET, dtype=torch.long, device=grad.device)
+    for part in grad.detach().reshape(-1).split(CHUNK):
+        a = part.abs().float()
+        a = a[(a > 0) & torch.isfinite(a)]
+        mantissa, exponent = torch.frexp(a)
+        buckets = exponent.long() - (mantissa == 0.5).long() + _OFFSET      # FP32: −149 … 128, তাই ৩ … 280
+        counts += torch.bincount(buckets, minlength=2 * _OFFSET)
+    return {b - _OFFSET: c for b, c in enumerate(counts.tolist()) if c}
 
 
 def underflow_share(histogram: dict, fmt="fp16", scale: float = 1.0) -> float:

@@ -2,7 +2,10 @@
 
 autocast dispatcher-এর যে স্তরে ইনপুট cast করে, TorchDispatchMode তার নিচে বসে: তাই এখানে যা দেখা যায়, তা-ই আসলে
 চলেছে — cast-গুলো (aten._to_copy) সহ। নিয়মগুলো এই device-এর autocast-এর: CPU-র তালিকা CUDA-র থেকে আলাদা (যেমন
-CPU-তে FP16 autocast softmax আর layer_norm-এর output FP16-এই রাখে)। view আর detach গোনা হয় না — ওরা হিসাব করে না।
+CPU-তে FP16 autocast softmax আর layer_norm-কে FP32-এ তোলে না)। view আর detach গোনা হয় না — ওরা হিসাব করে না।
+
+একই খাতা FLOP-ও গোনে, torch.utils.flop_counter-এর নিজের সূত্রে (FlopCounterMode যেগুলো ব্যবহার করে) — FlopCounterMode
+নিজে প্রথমবার torch._dynamo import করে, যাতে কয়েক সেকেন্ড (ব্যস্ত CPU-তে আরও বেশি) লাগে; এই খাতা তা করে না।
 """
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from collections import Counter
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
 
 from mishran.checkup.report import OpRow
 from mishran.checkup.step import tensors_in
@@ -47,20 +51,32 @@ def op_kind(name: str) -> str:
 
 
 class OpRecorder(TorchDispatchMode):
-    """with-block-এর ভেতরে চলা প্রতিটি aten op আর তার প্রথম floating output-এর dtype গোনে (পাঠ ১০)।
+    """with-block-এর ভেতরে চলা প্রতিটি aten op আর তার প্রথম floating output-এর dtype গোনে, আর FLOP (পাঠ ১০)।
 
     paused=True থাকলে গোনে না (check-up-এর নিজের পরিসংখ্যানের op-গুলো খাতায় ওঠে না)।
     """
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # নতুন torch প্রতিটি mode-এর __torch_dispatch__ torch._dynamo.disable দিয়ে মোড়ে, আর প্রথম ডাকে পুরো dynamo
+        # import করে (ব্যস্ত CPU-তে ১০ সেকেন্ডের বেশি)। এখানে কিছু compile হয় না, তাই মোড়ার দরকার নেই।
+        return False
+
     def __init__(self):
         super().__init__()
         self.calls: Counter = Counter()
+        self.flops = 0
         self.paused = False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if self.paused:
+            return out
+        if func.overloadpacket in flop_registry:
+            self.flops += flop_registry[func.overloadpacket](*args, **kwargs, out_val=out)
         name = func.overloadpacket.__name__
-        if not (self.paused or func.is_view or name in ("detach", "alias", "lift_fresh")):
+        if not (getattr(func, "is_view", False) or name in ("detach", "alias", "lift_fresh")):
             dtypes = [t.dtype for t in tensors_in(out) if t.is_floating_point()]
             if dtypes:
                 self.calls[(name, dtypes[0])] += 1

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from mishran.checkup.gradients import CHUNK
 from mishran.checkup.report import ModuleRow, ModuleRun
 from mishran.checkup.step import tensors_in
 from mishran.numerics.error import relative_error
@@ -159,7 +160,8 @@ class ModuleProbe:
         if self._precision == "fp32":
             for t in outs:
                 tally.nonzero += int(torch.count_nonzero(t))
-                tally.subnormal += int(((t != 0) & (t.abs() < _FP16.min_normal)).sum())
+                tally.subnormal += sum(int(((part != 0) & (part.abs() < _FP16.min_normal)).sum())
+                                       for part in t.detach().reshape(-1).split(CHUNK))
         self._hook_gradients(tally, ins, outs)
         self._compare(tally, (name, call), ins, outs)
 
@@ -175,7 +177,7 @@ class ModuleProbe:
                 tally.grad_in_nonfinite |= not _extent([grad])[1]
 
         for t in outs:
-            if t.requires_grad:
+            if t.requires_grad and t.numel() > 1:      # একটি সংখ্যা = loss: তার gradient loss scale নিজেই, FP32-এ
                 t.register_hook(on_output)
         for t in ins:
             if t.requires_grad:

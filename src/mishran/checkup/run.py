@@ -17,11 +17,10 @@ import statistics
 from dataclasses import dataclass, field
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
 
 from mishran import precision
 from mishran.checkup import verdict
-from mishran.checkup.gradients import UNDERFLOW_LIMIT, log2_histogram, scale_range, underflow_share
+from mishran.checkup.gradients import CHUNK, UNDERFLOW_LIMIT, log2_histogram, scale_range, underflow_share
 from mishran.checkup.ops import OpRecorder
 from mishran.checkup.probe import ModuleProbe
 from mishran.checkup.report import CheckupReport, CostRow, ParamRow, ParamRun
@@ -30,7 +29,6 @@ from mishran.checkup.step import loss_of, run_model, split_batch, tensors_in
 from mishran.checkup.target import Target, resolve_target
 from mishran.measure.flops import mfu, peak_tflops_for
 from mishran.measure.memory import SavedTensorCounter
-from mishran.numerics.error import relative_error
 from mishran.timer import time_steps
 
 __all__ = ["checkup"]
@@ -50,7 +48,7 @@ class _Run:
 
     loss: float = math.nan
     saved: object = None
-    grads: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)    # parameter-এর নাম → ParamRun
     ops: list = field(default_factory=list)
     error: str | None = None
     bad: list = field(default_factory=list)       # gradient inf/NaN হওয়া parameter
@@ -82,6 +80,13 @@ class _Step:
         (self.loss(name).float() * scale).backward()
 
 
+def _device_type(device) -> str:
+    try:
+        return torch.device(device).type
+    except (RuntimeError, TypeError):
+        raise ValueError(f"অচেনা device {device!r} (unknown device): 'cpu', 'cuda' বা None দাও") from None
+
+
 def _device_of(model, batch, device) -> torch.device:
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model হবে একটি torch.nn.Module (model must be an nn.Module); পেয়েছি {type(model).__name__}")
@@ -98,7 +103,7 @@ def _device_of(model, batch, device) -> torch.device:
     if len(where) > 1:
         raise ValueError(f"মডেলের parameter কয়েকটি device-এ ({', '.join(map(str, where))}); check-up এক device-এ চলে")
     here = where.pop()
-    if device is not None and torch.device(device).type != here.type:
+    if device is not None and _device_type(device) != here.type:
         raise ValueError(f"মডেল আছে {here}-এ, কিন্তু device={device!r} (device mismatch): model.to({device!r}) করো")
     elsewhere = sorted({str(t.device) for t in tensors_in(batch) if t.device != here})
     if elsewhere:
@@ -107,20 +112,33 @@ def _device_of(model, batch, device) -> torch.device:
     return here
 
 
+def _tf32_switches() -> list:
+    """TF32-এর সুইচগুলো (বস্তু, নাম, বন্ধের মান): torch ≥ 2.9-এর fp32_precision, নইলে পুরোনো allow_tf32 — দুটো মেশালে
+    নতুন torch ভুল ধরে, তাই যেটা আছে কেবল সেটাই।"""
+    try:
+        torch.backends.cuda.matmul.fp32_precision  # noqa: B018 — আছে কি না দেখা
+        return [(torch.backends.cuda.matmul, "fp32_precision", "ieee"),
+                (torch.backends.cudnn.conv, "fp32_precision", "ieee")]
+    except AttributeError:
+        return [(torch.backends.cuda.matmul, "allow_tf32", False), (torch.backends.cudnn, "allow_tf32", False)]
+
+
 @contextlib.contextmanager
 def _exact_fp32(device: torch.device):
-    """FP32 reference-এ TF32 বন্ধ: Ampere+ GPU-তে FP32 matmul/conv চুপচাপ ১০-বিট mantissa-য় চলে।"""
-    if device.type != "cuda":
-        yield
-        return
-    matmul, conv = torch.get_float32_matmul_precision(), torch.backends.cudnn.allow_tf32
-    torch.set_float32_matmul_precision("highest")
-    torch.backends.cudnn.allow_tf32 = False
+    """FP32 reference-এ TF32 বন্ধ: Ampere+ GPU-তে FP32 matmul/conv চুপচাপ ১০-বিট mantissa-য় চলতে পারে।"""
+    switches = _tf32_switches() if device.type == "cuda" else []
+    saved = [getattr(obj, name) for obj, name, _ in switches]
+    for obj, name, off in switches:
+        setattr(obj, name, off)
     try:
         yield
     finally:
-        torch.set_float32_matmul_precision(matmul)
-        torch.backends.cudnn.allow_tf32 = conv
+        for (obj, name, _), value in zip(switches, saved, strict=True):
+            setattr(obj, name, value)
+
+
+def _max_abs(t: torch.Tensor) -> float:
+    return max(abs(float(v)) for v in torch.aminmax(t.detach()))
 
 
 def _nonfinite_names(grads: dict) -> list[str]:
@@ -132,7 +150,8 @@ def _reference(step: _Step, state: ModelState):
     ভুল — পরিষ্কার বার্তা।"""
     state.reset()
     step.probe.begin("fp32")
-    with _exact_fp32(step.device), FlopCounterMode(display=False) as flops:
+    step.probe.recorder = flops = OpRecorder()
+    with _exact_fp32(step.device), flops:
         with SavedTensorCounter(step.model) as saved:
             try:
                 loss = step.loss("fp32")
@@ -151,11 +170,13 @@ def _reference(step: _Step, state: ModelState):
     bad = _nonfinite_names(grads)
     if bad:
         raise ValueError(f"FP32-এই gradient inf/NaN (non-finite gradients in FP32): {', '.join(bad)}")
-    return float(loss.detach()), grads, saved, flops.get_total_flops()
+    step.probe.recorder = None
+    return float(loss.detach()), grads, saved, flops.flops
 
 
-def _sixteen(step: _Step, state: ModelState, name: str, scale: float) -> _Run:
-    """একটি ১৬-বিটের step: autocast-এ forward (op-এর খাতাসহ), loss × scale-এর backward, gradient ÷ scale।"""
+def _sixteen(step: _Step, state: ModelState, name: str, scale: float, ref: dict) -> _Run:
+    """একটি ১৬-বিটের step: autocast-এ forward (op-এর খাতাসহ), loss × scale-এর backward, gradient ÷ scale, আর
+    FP32-এর gradient-এর সঙ্গে তুলনা — তারপর gradient ফেলে দেওয়া হয় (মেমরিতে একবারে একটি step-এর gradient)।"""
     state.reset()
     step.probe.begin(name)
     recorder = OpRecorder()
@@ -168,34 +189,53 @@ def _sixteen(step: _Step, state: ModelState, name: str, scale: float) -> _Run:
         (loss.float() * scale).backward()
     except _ModelFailed as failed:
         run.error = f"module {failed.module!r}: {type(failed.error).__name__}: {failed.error}"
-    except RuntimeError as err:            # যেমন কোনো op-এর এই dtype-এর backward এই device-এ নেই
-        run.error = f"backward: {err}"
+    except RuntimeError as err:            # যেমন কোনো op এই dtype-এ এই device-এ নেই (loss_fn-এ বা backward-এ)
+        run.error = f"{type(err).__name__}: {err}"
     finally:
         step.probe.recorder = None
     run.ops = recorder.rows(name)
-    run.grads = {n: p.grad / scale for n, p in step.model.named_parameters() if p.grad is not None}
+    grads = {n: p.grad.div_(scale) for n, p in step.model.named_parameters() if p.grad is not None}
+    _compare_grads(run, grads, ref)
+    state.reset()
     return run
 
 
-def _cosine(got: list, ref: list) -> float:
-    dot = sum(float((g.double() * r.double()).sum()) for g, r in zip(got, ref, strict=True))
-    norms = math.sqrt(sum(float(g.double().square().sum()) for g in got) * sum(float(r.double().square().sum())
-                                                                                for r in ref))
-    return dot / norms if norms > 0 else (1.0 if dot == 0 and not any(bool(g.any()) for g in got) else 0.0)
+def _agreement(got: torch.Tensor, ref: torch.Tensor) -> list[float]:
+    """[‖g − r‖², g·r, ‖g‖², ‖r‖²], FP64-এ, একবার পড়ে। ‖g − r‖/‖r‖ হলো numerics.error.relative_error-এর একই
+    সংজ্ঞা; এখানে একসঙ্গে cosine-ও লাগে বলে যোগফলগুলো একবারে (বড় মডেলে gradient কয়েক কোটি উপাদানের)।"""
+    sums = torch.zeros(4, dtype=torch.float64, device=ref.device)
+    for g, r in zip(got.detach().reshape(-1).split(CHUNK), ref.detach().reshape(-1).split(CHUNK), strict=True):
+        g, r = g.double(), r.double()
+        sums += torch.stack([(g - r).square().sum(), (g * r).sum(), g.square().sum(), r.square().sum()])
+    return sums.tolist()
+
+
+def _rel_cos(sums) -> tuple[float, float]:
+    dd, dot, gg, rr = sums
+    if not math.isfinite(gg):
+        return math.inf, math.nan
+    rel = math.sqrt(dd / rr) if rr else (0.0 if dd == 0 else math.inf)
+    cos = dot / math.sqrt(gg * rr) if gg and rr else (1.0 if gg == rr else 0.0)
+    return rel, cos
+
+
+def _compare_grads(run: _Run, grads: dict, ref: dict) -> None:
+    total = [0.0] * 4
+    for n, r in ref.items():
+        sums = _agreement(grads.get(n, torch.zeros_like(r)), r)
+        rel, cos = _rel_cos(sums)
+        run.params[n] = ParamRun(rel, cos, not math.isfinite(sums[2]))
+        total = [a + b for a, b in zip(total, sums, strict=True)]
+    run.bad = [n for n, p in run.params.items() if p.nonfinite]
+    run.rel, run.cosine = _rel_cos(total)
 
 
 def _param_rows(ref: dict, runs: dict, hists: dict, init_scale: float) -> list[ParamRow]:
     """প্রতিটি parameter-এর সারি: FP32 gradient-এর histogram আর underflow, আর প্রতিটি ১৬-বিট step-এর gradient-এর ত্রুটি।"""
-    rows = []
-    for n, g in ref.items():
-        param_runs = {}
-        for p, run in runs.items():
-            got = run.grads.get(n, torch.zeros_like(g))
-            param_runs[p] = ParamRun(relative_error(got, g), _cosine([got], [g]), not bool(torch.isfinite(got).all()))
-        rows.append(ParamRow(n, g.numel(), float(g.abs().max()), int((g == 0).sum()), hists[n],
-                             {f: underflow_share(hists[n], f) for f in ("fp16", "bf16")},
-                             underflow_share(hists[n], "fp16", init_scale), param_runs))
-    return rows
+    return [ParamRow(n, g.numel(), _max_abs(g), g.numel() - int(torch.count_nonzero(g)), hists[n],
+                     {f: underflow_share(hists[n], f) for f in ("fp16", "bf16")},
+                     underflow_share(hists[n], "fp16", init_scale), {p: run.params[n] for p, run in runs.items()})
+            for n, g in ref.items()]
 
 
 def _costs(step: _Step, state: ModelState, names: list, scale: float, steps: int, saved: dict, flops: int) -> list:
@@ -250,7 +290,8 @@ def _notes(target: Target, frozen: list, unused: list, runs: dict) -> list[str]:
     if target.emulated:
         notes.append(f"লক্ষ্য {target.label}, কিন্তু হিসাব চলল {target.autocast_rules}-এ (emulated on "
                      f"{target.autocast_rules.upper()}): autocast-এর op-তালিকা আলাদা — যেমন CPU-র FP16 autocast "
-                     "softmax আর layer_norm-এর output FP16-এ রাখে, CUDA-র রাখে FP32-এ; সময় এই device-এর।")
+                     "softmax আর layer_norm-কে FP32-এ তোলে না (ইনপুট FP16 হলে output-ও FP16), CUDA-র autocast "
+                     "তোলে; সময় এই device-এর।")
     for p, run in runs.items():
         if run.error is None and not math.isfinite(run.loss):
             notes.append(f"{p.upper()}-এ loss {run.loss} (non-finite loss)।")
@@ -262,7 +303,7 @@ def _verdict_fields(target: Target, rows: list, runs: dict, scale) -> dict:
     name = verdict.recommend(target.candidate, is_broken)
     init = scale.init_scale if name == "fp16" else None
     return {"recommended_precision": name, "fp16_init_scale": init,
-            "keep_fp32": verdict.keep_fp32(rows, target.candidate if target.candidate != "fp32" else name),
+            "keep_fp32": verdict.keep_fp32(rows, target.candidate),
             "ds_config": verdict.ds_config(name, init)}
 
 
@@ -294,18 +335,11 @@ def checkup(model, batch, loss_fn=None, device=None, target=None, *, steps: int 
     probe = ModuleProbe(model)
     step = _Step(model, inputs, y, loss_fn, here, probe)
     try:
-        return _measure(step, state, goal, steps)
+        with torch.enable_grad():           # শিক্ষার্থী torch.no_grad()-এর ভেতর থেকে ডাকলেও backward চলে
+            return _measure(step, state, goal, steps)
     finally:
         probe.detach()
         state.restore()
-
-
-def _compare_grads(runs: dict, ref: dict) -> None:
-    wanted = list(ref.values())
-    for run in runs.values():
-        got = [run.grads.get(n, torch.zeros_like(g)) for n, g in ref.items()]
-        run.bad = _nonfinite_names(run.grads)
-        run.cosine, run.rel = _cosine(got, wanted), relative_error(got, wanted)
 
 
 def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> CheckupReport:
@@ -313,10 +347,9 @@ def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> Checku
     probe.attach()
     ref_loss, ref, saved, flops = _reference(step, state)
     hists = {n: log2_histogram(g) for n, g in ref.items()}
-    scale = scale_range(hists, max(float(g.abs().max()) for g in ref.values()), probe.max_grad("fp32"))
-    runs = {p: _sixteen(step, state, p, scale.init_scale if p == "fp16" else 1.0) for p in goal.precisions}
+    scale = scale_range(hists, max(_max_abs(g) for g in ref.values()), probe.max_grad("fp32"))
+    runs = {p: _sixteen(step, state, p, scale.init_scale if p == "fp16" else 1.0, ref) for p in goal.precisions}
     probe.detach()
-    _compare_grads(runs, ref)
     rows = probe.rows(goal.precisions, {p: {n.rpartition(".")[0] for n in run.bad} for p, run in runs.items()})
     params = _param_rows(ref, runs, hists, scale.init_scale)
     saved_by = {"fp32": saved, **{p: run.saved for p, run in runs.items() if run.error is None}}

@@ -28,7 +28,8 @@ def tensors_in(obj) -> list[torch.Tensor]:
         return [t for item in obj.values() for t in tensors_in(item)]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return [t for f in dataclasses.fields(obj) for t in tensors_in(getattr(obj, f.name))]
-    return [t for key in ("loss", "logits") for t in tensors_in(getattr(obj, key, None))]
+    found = [getattr(obj, key, None) for key in ("loss", "logits")]
+    return [t for item in found if item is not None for t in tensors_in(item)]
 
 
 def split_batch(batch, loss_fn):

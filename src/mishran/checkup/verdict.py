@@ -65,6 +65,18 @@ def ds_config(name: str, init_scale: float | None) -> dict:
     return block
 
 
+def _why(report) -> list[str]:
+    rows = {row.name: row for row in report.modules}
+    name = next((p for p in report.precisions if p == report.recommended_precision), report.precisions[0])
+    lines = []
+    for module in report.keep_fp32:
+        run = rows[module].runs[name]
+        what = ("forward-এ inf/NaN" if run.forward_overflow else "backward-এ inf/NaN" if run.backward_overflow
+                else f"ত্রুটি (relative error) {run.rel_error:.2g}, input-এর {run.added:.0f} গুণ")
+        lines.append(f"  - {module or '(পুরো মডেল)'} ({rows[module].kind}, {name.upper()}): {what}")
+    return lines
+
+
 def _code(report) -> list[str]:
     device = "cpu" if report.target_capability is None else "cuda"
     lines = []
@@ -86,6 +98,13 @@ def _verdict_lines(report) -> list[str]:
     return [f"সুপারিশ (recommended precision): FP32।{why}"]
 
 
+def _window(scale) -> str:
+    if scale.window_ok:
+        return f"নিরাপদ loss scale (safe range): {scale.low:g} থেকে {scale.high:g}"
+    need = f"underflow তুলতে লাগে ≥ {scale.low:g}" if scale.low else "2**24 পর্যন্ত কোনো scale underflow তোলে না"
+    return f"দুটোই মেটায় এমন loss scale নেই (no safe window): {need}, overflow ছাড়া সর্বোচ্চ {scale.high:g}"
+
+
 def _finding_lines(report) -> list[str]:
     lines = []
     for p in report.precisions:
@@ -97,9 +116,8 @@ def _finding_lines(report) -> list[str]:
         if report.near_max_modules.get(p):
             lines.append(f"{p.upper()}-এ max-এর কাছে (near max): {', '.join(report.near_max_modules[p])}")
     if report.underflow_params.get("fp16"):
-        scale = report.loss_scale
         lines.append(f"FP16-এ loss scale 1-এ underflow (>1% gradient শূন্য): {', '.join(report.underflow_params['fp16'])}"
-                     f"; নিরাপদ loss scale: {scale.low if scale.low else '—'} থেকে {scale.high:g}")
+                     f"; {_window(report.loss_scale)}")
     flagged = sorted({row.op for row in report.ops if row.flagged})
     if flagged:
         lines.append(f"১৬-বিটে চলা reduction/normalisation/softmax/loss ({report.autocast_rules}-এর autocast-এর নিয়মে): "
@@ -115,8 +133,7 @@ def advice(report) -> str:
              f"{report.numbers_label}, autocast-এর নিয়ম {report.autocast_rules}-এর।"]
     lines += _verdict_lines(report) + _finding_lines(report) + report.notes
     if report.keep_fp32:
-        lines.append(f"এই module-গুলো FP32-এ রাখো (keep_fp32): {', '.join(n or '(পুরো মডেল)' for n in report.keep_fp32)}"
-                     " — forward-এ autocast বন্ধ করে input upcast করো:")
-        lines += _code(report)
+        lines.append("এই module-গুলো FP32-এ রাখো (keep_fp32) — forward-এ autocast বন্ধ করে input upcast করো:")
+        lines += _why(report) + _code(report)
     lines.append(f"DeepSpeed config-এর precision block: {json.dumps(report.ds_config)}")
     return "\n".join(lines)

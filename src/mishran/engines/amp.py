@@ -1,10 +1,8 @@
 """একটি পড়ার মতো training loop: FP32, FP16 + GradScaler, BF16; gradient accumulation; checkpoint (পাঠ ০৩, ০৪)।
 
-nanoGPT-এর train.py-র মতো একটাই loop, উপর থেকে নিচে পড়া যায়; কোনো trainer class বা callback নেই।
-একটি optimizer step-এর পুরোটা `amp_step`-এ (scale → backward, সীমানায় unscale_ → clip → step → update →
-zero_grad); train() প্রতি step-এ সেটাই ডাকে, আর mishran.measure.bench ও mishran.measure.memory-ও সেটাই মাপে।
-তিন precision-এর জন্য আলাদা কোড নেই: autocast আর GradScaler দুটোই `enabled=` সুইচে চালু/বন্ধ হয়
-(mishran.precision-এর autocast আর grad_scaler)।
+nanoGPT-এর train.py-র মতো একটাই loop, কোনো trainer class বা callback নেই। একটি optimizer step-এর পুরোটা
+`amp_step`-এ; train(), mishran.measure.bench আর mishran.measure.memory সবাই সেটাই চালায়। তিন precision-এর
+আলাদা কোড নেই: autocast আর GradScaler দুটোই `enabled=` সুইচে চালু/বন্ধ (mishran.precision)।
 
     config = TrainConfig(precision="bf16", steps=200, accumulation_steps=4, clip_norm=1.0, log_every=50)
     scaler = grad_scaler("cuda", config.precision)          # fp16 ছাড়া বন্ধ (disabled) থাকে
@@ -15,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import numbers
 import os
 import random
 import warnings
@@ -24,12 +23,20 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from mishran.checks import finite_float
+from mishran.checks import as_bool, as_device, finite_float, positive_int
 from mishran.precision import autocast, check, grad_scaler
 from mishran.timer import mark, seconds_between
 
 __all__ = ["TrainConfig", "TrainLog", "StepBookkeeper", "amp_step", "train", "save_checkpoint", "load_checkpoint",
-           "rng_state", "set_rng_state", "each_pair", "tensor_pairs"]
+           "rng_state", "set_rng_state", "each_pair"]
+
+
+def _count(value, name: str) -> int:
+    """০ বা তার বেশি পূর্ণসংখ্যা (steps, log_every, start_step, step); নইলে বাংলা + ইংরেজি বার্তায় ValueError।"""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= 2 ** 62:
+        raise ValueError(f"{name} হবে ০ বা তার বেশি পূর্ণসংখ্যা ({name} must be a non-negative integer); "
+                         f"পেয়েছি {value!r}")
+    return int(value)
 
 
 @dataclass
@@ -37,7 +44,7 @@ class TrainConfig:
     """loop-এর সব সিদ্ধান্ত এক জায়গায় (পাঠ ০৩, ০৪)।
 
     precision: 'fp32' | 'fp16' (autocast + GradScaler) | 'bf16' (autocast, scaler ছাড়া)।
-    steps: কয়টি optimizer step; accumulation_steps: প্রতি step-এ কয়টি micro-batch।
+    steps: কয়টি optimizer step; accumulation_steps: প্রতি step-এ কয়টি micro-batch (১ = accumulation নেই)।
     clip_norm: gradient-এর মোট norm-এর সীমা (None = clipping নেই)।
     log_every: প্রতি কত step-এ এক লাইন লেখা হবে (0 = কখনো না); progress: tqdm progress bar।
     device: None হলে মডেলের ওজন যেখানে আছে সেই device।
@@ -53,30 +60,21 @@ class TrainConfig:
 
     def __post_init__(self):
         check(self.precision)
-        if _not_int(self.steps) or self.steps < 0:
-            raise ValueError(f"steps হবে ০ বা তার বেশি পূর্ণসংখ্যা (steps < 0); পেয়েছি {self.steps!r}")
-        if _not_int(self.accumulation_steps) or self.accumulation_steps < 1:
-            raise ValueError("accumulation_steps অন্তত ১ হতে হবে (accumulation_steps < 1); ১ মানে accumulation নেই, "
-                             f"k মানে প্রতি optimizer step-এ k-টি micro-batch। পেয়েছি {self.accumulation_steps!r}")
+        self.steps, self.log_every = _count(self.steps, "steps"), _count(self.log_every, "log_every")
+        self.accumulation_steps = positive_int(self.accumulation_steps, "accumulation_steps")
         if self.clip_norm is not None:
             self.clip_norm = finite_float(self.clip_norm, "clip_norm (or None: no clipping)", positive=True)
-        if _not_int(self.log_every) or self.log_every < 0:
-            raise ValueError(f"log_every হবে ০ (log বন্ধ) বা ধনাত্মক পূর্ণসংখ্যা (log_every < 0); পেয়েছি {self.log_every!r}")
-
-
-def _not_int(value) -> bool:
-    return isinstance(value, bool) or not isinstance(value, int)
 
 
 @dataclass
 class TrainLog:
-    """train()-এর ফল। সব তালিকা step ধরে সাজানো; step-এর নম্বর start_step থেকে শুরু (০ থেকে গোনা)।
+    """train()-এর ফল, সব তালিকা step ধরে; step-এর নম্বর start_step থেকে (পাঠ ০৩)।
 
-    losses: প্রতি step-এর loss (ওই step-এর micro-batch-গুলোর গড়, scale ছাড়া আসল মান)।
-    step_times: প্রতি step-এ কত সেকেন্ড (CUDA-তে GPU event দিয়ে মাপা; প্রথম step-এ warm-up ধরা থাকে)।
-    skipped: যে step-গুলো GradScaler বাদ দিয়েছে (gradient-এ inf/NaN) — শুধু fp16-এ হতে পারে।
+    losses: প্রতি step-এর loss (micro-batch-গুলোর গড়, scale ছাড়া আসল মান)।
+    step_times: প্রতি step-এর সেকেন্ড (CUDA-তে GPU event দিয়ে মাপা; প্রথম step-এ warm-up ধরা)।
+    skipped: যে step-গুলো GradScaler বাদ দিয়েছে (gradient-এ inf/NaN) — শুধু fp16-এ।
     scales: প্রতি step-এ loss কত দিয়ে গুণ হয়েছিল (fp16); অন্য precision-এ খালি।
-    grad_norms: clipping-এর আগে gradient-এর মোট norm, unscale করা আসল একক (শুধু clip_norm দিলে)।
+    grad_norms: clipping-এর আগের মোট norm, unscale করা আসল এককে (শুধু clip_norm দিলে)।
     scaler: যে GradScaler ব্যবহার হলো; checkpoint-এ এটিও রাখতে হয়।
     """
 
@@ -100,8 +98,7 @@ class TrainLog:
         return list(range(self.start_step, self.end_step))
 
     def __str__(self) -> str:
-        n = len(self.losses)
-        if n == 0:
+        if not self.losses:
             return f"{self.precision}: কোনো step চলেনি"
         ms = 1000 * sum(self.step_times[1:] or self.step_times) / max(len(self.step_times[1:]), 1)
         text = (f"{self.precision}: step {self.start_step}–{self.end_step - 1}, loss {self.losses[0]:.4f} → "
@@ -111,51 +108,38 @@ class TrainLog:
         return text
 
 
-def _check_device(model, config: TrainConfig) -> torch.device:
-    params = list(model.parameters())
-    if not params:
-        raise ValueError("মডেলে কোনো parameter নেই (model has no parameters); শেখার কিছু নেই")
-    device = torch.device(config.device) if config.device is not None else params[0].device
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("CUDA GPU পাওয়া যায়নি (CUDA is not available); TrainConfig(device='cpu') দাও")
-    if params[0].device.type != device.type:
-        raise ValueError(f"মডেল আছে {params[0].device}-এ, কিন্তু config.device={config.device!r} (device mismatch); "
+def _device(model, config: TrainConfig) -> torch.device:
+    """config.device (না দিলে মডেলের device); মডেল অন্য device-এ থাকলে পরিষ্কার বার্তা।"""
+    weights = next(model.parameters()).device
+    device = weights if config.device is None else as_device(config.device, "TrainConfig.device")
+    if device.type != weights.type:
+        raise ValueError(f"মডেল আছে {weights}-এ, কিন্তু config.device={config.device!r} (device mismatch); "
                          f"model.to({config.device!r}) করো অথবা device=None রাখো")
     return device
 
 
 def _check_amp(model, config: TrainConfig, scaler, device: torch.device) -> None:
-    params = list(model.parameters())
-    low = sorted({str(p.dtype).replace("torch.", "") for p in params if p.dtype != torch.float32})
+    """mixed precision-এর তিনটি চেনা ভুল: নিচু precision-এর ওজন, fp16-এ বন্ধ scaler, অন্য precision-এ চালু scaler।"""
+    low = sorted({str(p.dtype).replace("torch.", "") for p in model.parameters() if p.dtype != torch.float32})
     if low:
-        what = "fp16 requested but the weights are not FP32" if config.precision == "fp16" else "weights are not FP32"
-        raise ValueError(f"মডেলের ওজন {', '.join(low)}-এ আছে ({what})। mixed precision-এ ওজন (master "
-                         "weights) FP32-এ থাকে, autocast শুধু হিসাবগুলো নিচু precision-এ চালায়: model.half() বাদ দাও "
-                         "বা model.float() করো।")
+        raise ValueError(f"মডেলের ওজন {', '.join(low)}-এ আছে ({config.precision} requested but the weights are not "
+                         "FP32)। mixed precision-এ ওজন (master weights) FP32-এ থাকে, autocast শুধু হিসাবগুলো নিচু "
+                         "precision-এ চালায়: model.half() বাদ দাও বা model.float() করো।")
     if config.precision == "fp16" and not scaler.is_enabled():
         raise ValueError("fp16 requested but the GradScaler is disabled: FP16-এ ছোট gradient শূন্য হয়ে যায় "
                          "(underflow), তাই loss scaling লাগে। grad_scaler(device, 'fp16') দাও (mishran.precision)।")
     if config.precision != "fp16" and scaler.is_enabled():
         raise ValueError(f"GradScaler চালু, কিন্তু precision={config.precision!r} (GradScaler is only for fp16); "
                          f"grad_scaler(device, {config.precision!r}) দাও — সেটি বন্ধ থাকে।")
-    if (config.precision == "bf16" and device.type == "cuda"
-            and torch.cuda.get_device_capability(device) < (8, 0)):
+    if config.precision == "bf16" and device.type == "cuda" and torch.cuda.get_device_capability(device) < (8, 0):
         warnings.warn("এই GPU-তে BF16 hardware নেই (sm_80-এর আগের GPU, যেমন T4); bf16 চলবে emulation-এ, ধীরে। "
                       "precision='fp16' নাও (no native BF16 on this GPU)।", stacklevel=3)
 
 
 class StepBookkeeper:
-    """train()-এর হিসাবের খাতা: loop যাতে nanoGPT-এর মতো সোজা পড়া যায়, বাকি সব এখানে (পাঠ ০৩, ০৪)।
-
-    দুটি কাজ, দুটিই loop-এর বাইরে রাখার মতো:
-    - DDP-তে no_sync: `sync(micro, accum)` শেষ micro-step ছাড়া বাকিগুলোতে model.no_sync() দেয়, তাই
-      allreduce হয় প্রতি optimizer step-এ একবার (পাঠ ০৪)। DDP ছাড়া মডেলে কিছুই করে না।
-    - বাদ-পড়া ধাপ (skipped step) চেনা, sync ছাড়া: প্রতিটি step-এর পরে scale টুকে রাখে GradScaler-এর public
-      `scaler.scale(১)` দিয়ে — একটি device tensor, host-এ আনা হয় না। update() inf/NaN পেলে scale কমায়
-      (× backoff_factor < 1), নইলে একই রাখে বা বাড়ায়; তাই step-এর পরের scale আগেরটার চেয়ে ছোট ⇔ সেই step
-      বাদ পড়েছে। তুলনা হয় loop শেষে একবারে।
-    আর টুকে রাখে প্রতি step-এর loss, সময়-চিহ্ন আর clipping-এর আগের norm — সব device-এ, host-এ আসে শুধু log-এর
-    step-এ আর শেষে।
+    """train()-এর হিসাবের খাতা, যাতে loop nanoGPT-এর মতো সোজা পড়া যায় (পাঠ ০৩, ০৪)। DDP-তে no_sync দেয় (sync),
+    আর বাদ-পড়া ধাপ চেনে sync ছাড়াই: update() inf/NaN পেলে scale কমায়, নইলে একই রাখে বা বাড়ায়, তাই প্রতি step-এর
+    পরের scale টুকে রাখলেই চলে (scale কমেছে ⇔ ধাপ বাদ)। সব device-এ জমে; host-এ আসে শুধু log-এর step-এ আর শেষে।
     """
 
     def __init__(self, model, scaler, device: torch.device, precision: str, start_step: int):
@@ -221,6 +205,8 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     """
     if clip_norm is not None:
         clip_norm = finite_float(clip_norm, "clip_norm (or None)", positive=True)
+    if accumulation_steps is not None:
+        accumulation_steps = positive_int(accumulation_steps, "accumulation_steps")
     k = accumulation_steps if accumulation_steps is not None else len(micro_batches)
     losses = []
     for i, (x, y) in enumerate(each_pair(micro_batches)):
@@ -243,20 +229,28 @@ def amp_step(model, optimizer, scaler, ctx, micro_batches, accumulation_steps=No
     return sum(losses), grad_norm
 
 
+def each_pair(micro_batches):
+    """micro-batch-গুলো একটি একটি করে, প্রতিটি (x, y) দুটি tensor কি না দেখে — generator-এর প্রতিটিও, লাগার ঠিক
+    আগে (পাঠ ০৩, ০৪)। তালিকার বদলে একটি (x, y) দিলে tensor-এর সারিগুলো চুপচাপ x আর y হয়ে যেত; তাই পরিষ্কার বার্তা।"""
+    for pair in micro_batches:
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(t, torch.Tensor) for t in pair)):
+            raise TypeError("micro_batches হবে (x, y) tensor-জোড়ার তালিকা (each item of micro_batches must be a pair "
+                            f"of tensors); পেয়েছি {pair!r}")
+        yield pair
+
+
 def train(model, optimizer, get_batch, config: TrainConfig, scaler=None, start_step: int = 0,
           loss_fn=None, lr_at=None) -> TrainLog:
-    """একটি mixed precision training loop, gradient accumulation সহ (পাঠ ০৩, ০৪)।
+    """একটি mixed precision training loop, gradient accumulation সহ; প্রতিটি step একটি amp_step (পাঠ ০৩, ০৪)।
 
-    get_batch(): একটি (x, y) জোড়া দেয়। মডেল nanoGPT-এর মতো `model(x, y) -> (logits, loss)`;
-    অথবা loss_fn দাও, তখন loss = loss_fn(model(x), y)। scaler না দিলে নতুন একটি বানানো হয় (log.scaler)।
-    resume করতে: step = load_checkpoint(...); train(..., scaler=scaler, start_step=step)।
-    প্রতিটি step একটি amp_step (সেখানে প্রতিটি micro-batch-এর loss ÷ accumulation_steps): এটা ঠিক তখনই, যখন সব
-    micro-batch সমান মাপের আর loss প্রতি উদাহরণের গড়। অসমান মাপ বা token-সংখ্যার ওজন ঠিক করা পাঠ ০৪-এ।
-    মডেল DDP হলে শেষ micro-step ছাড়া বাকিগুলো no_sync()-এ চলে (StepBookkeeper.sync)।
-    lr_at(step) দিলে প্রতিটি step-এর আগে learning rate তা-ই হয় (warm-up, cosine; পাঠ ০৮): step-এর function, তাই
-    resume-এ আলাদা অবস্থা রাখতে হয় না।
+    get_batch(): একটি (x, y) জোড়া দেয়। মডেল nanoGPT-এর মতো `model(x, y) -> (logits, loss)`, অথবা loss_fn দাও:
+    loss = loss_fn(model(x), y)। scaler না দিলে নতুন একটি বানানো হয় (log.scaler)। resume: step =
+    load_checkpoint(...); train(..., scaler=scaler, start_step=step)। loss ÷ accumulation_steps ঠিক তখনই, যখন সব
+    micro-batch সমান মাপের (অসমান মাপ পাঠ ০৪-এ)। lr_at(step): প্রতিটি step-এর আগের learning rate (পাঠ ০৮) —
+    step-এর function, তাই resume-এ আলাদা অবস্থা রাখতে হয় না।
     """
-    device = _check_device(model, config)
+    start_step = _count(start_step, "start_step")
+    device = _device(model, config)
     scaler = scaler if scaler is not None else grad_scaler(device, config.precision)
     _check_amp(model, config, scaler, device)
     ctx = autocast(device, config.precision)            # fp32-এ বন্ধ; fp16/bf16-এ matmul নিচু precision-এ
@@ -299,7 +293,7 @@ def rng_state(generator: torch.Generator | None = None) -> dict:
 
 
 def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None:
-    """rng_state()-এর উল্টো। checkpoint-এ generator থাকলে তাকেও দিতে হয়।"""
+    """rng_state()-এর উল্টো; checkpoint-এ generator থাকলে তাকেও দিতে হয়।"""
     torch.set_rng_state(state["torch"])
     if state["cuda"] is not None:
         if torch.cuda.is_available():
@@ -318,19 +312,27 @@ def set_rng_state(state: dict, generator: torch.Generator | None = None) -> None
     random.setstate((version, tuple(internal), gauss))
 
 
+def _checkpoint_path(path, must_exist: bool = False):
+    """checkpoint ফাইলের নাম (str বা pathlib.Path); load-এর বেলায় ফাইলটি থাকতে হবে।"""
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise TypeError(f"path হবে ফাইলের নাম, str বা pathlib.Path (path must be a str or PathLike); পেয়েছি {path!r}")
+    if must_exist and not os.path.isfile(path):
+        raise FileNotFoundError(f"checkpoint ফাইলটি পাওয়া গেল না (checkpoint file not found): {os.fspath(path)!r}")
+    return path
+
+
 def save_checkpoint(path, model, optimizer, scaler=None, step: int = 0, generator=None, extra=None) -> None:
     """মডেল, optimizer, GradScaler, step আর সব random অবস্থা এক ফাইলে (পাঠ ০৩)।
 
     fp16-এ scaler রাখা জরুরি: না রাখলে resume-এ scale আবার 65536 থেকে শুরু হয়, আর প্রথম কয়েক step বাদ পড়ে।
     আগে পাশের একটি ফাইলে লিখে তারপর নাম বদলানো হয়, যাতে মাঝপথে থামলেও পুরোনো checkpoint নষ্ট না হয়।
     """
-    if optimizer is None:
-        raise TypeError("optimizer দাও (save_checkpoint needs the optimizer), নইলে resume-এ Adam-এর অবস্থা হারাবে")
+    path, step = _checkpoint_path(path), _count(step, "step")
     state = {
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict(),
         "scaler": scaler.state_dict() if scaler is not None and scaler.is_enabled() else None,
-        "step": int(step),
+        "step": step,
         "rng": rng_state(generator),
         "extra": extra,
     }
@@ -347,6 +349,8 @@ def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, re
     train(..., start_step=step) — একটানা চালানোর সঙ্গে বিটে বিটে একই loss আসবে। return_extra=True হলে
     (step, save_checkpoint-এর extra): ফাইলটা একবারই পড়া হয় (পাঠ ০৮-এর সেরা checkpoint সেখানে থাকে)।
     """
+    path = _checkpoint_path(path, must_exist=True)
+    restore_rng, return_extra = as_bool(restore_rng, "restore_rng"), as_bool(return_extra, "return_extra")
     state = torch.load(path, map_location="cpu", weights_only=True)
     model.load_state_dict(state["model"])
     if optimizer is not None:
@@ -364,27 +368,3 @@ def load_checkpoint(path, model, optimizer=None, scaler=None, generator=None, re
     if restore_rng:
         set_rng_state(state["rng"], generator)
     return (state["step"], state["extra"]) if return_extra else state["step"]
-
-
-def each_pair(micro_batches, name: str = "micro_batches"):
-    """micro-batch-গুলো একটি একটি করে (পাঠ ০৩-এর amp_step, পাঠ ০৫-এর engine_step), প্রতিটি (x, y) দুটি tensor কি না
-    দেখে; generator দিলে প্রতিটি যাচাই হয় লাগার ঠিক আগে। ভুল জিনিসে পরিষ্কার বার্তা, যাতে name থাকে।"""
-    import torch
-
-    if isinstance(micro_batches, (str, bytes, dict, torch.Tensor)) or not hasattr(micro_batches, "__iter__"):
-        raise TypeError(f"{name} হবে (x, y)-এর তালিকা ({name} must be a list of (x, y) pairs); পেয়েছি "
-                        f"{micro_batches!r}")
-
-    def checked():
-        for pair in micro_batches:
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2 or \
-                    not all(isinstance(t, torch.Tensor) for t in pair):
-                raise TypeError(f"{name}-এর প্রতিটি জিনিস হবে (x, y) দুটি tensor (each item of {name} must be a pair "
-                                f"of tensors); পেয়েছি {pair!r}")
-            yield pair
-    return checked()
-
-
-def tensor_pairs(micro_batches, name: str = "micro_batches") -> list:
-    """(x, y) tensor-জোড়ার তালিকা, সবগুলো আগেই যাচাই করা (পাঠ ০৫-এর engine_step, ds_numerics); নইলে পরিষ্কার বার্তা।"""
-    return list(each_pair(micro_batches, name))

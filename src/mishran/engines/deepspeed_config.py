@@ -5,10 +5,8 @@
     deepspeed_config.validate_config(config)                  # নিজের লেখা config-ও DeepSpeed-এর আগে যাচাই
     deepspeed_config.zero_model_state_bytes(7_500_000_000, stage=2, world_size=64)
 
-engine চালু করা, ছাড়া আর loss scale-এর খাতা থাকে mishran.engines.deepspeed_engine-এ (সেটি deepspeed import করে)।
-precision-এর নাম, 'auto'-র নিয়ম আর config-এ তার block আসে mishran.precision থেকে; এখানে আছে DeepSpeed-এর নিজের নিয়মগুলো।
-এই মডিউল deepspeed import করে না (শুধু CPU-তে FP16 চলে কি না জানতে, সেই ফাংশনের ভেতরে)। প্যাকেজের যেখানে
-deepspeed import হয়, তার ঠিক আগে cpu_accelerator_if_no_gpu() ডাকা হয়।
+precision-এর নাম, 'auto'-র নিয়ম আর config-এ তার block আসে mishran.precision থেকে; এখানে DeepSpeed-এর নিজের নিয়ম।
+deepspeed import হয় শুধু cpu_supports_fp16 আর zero_estimates-এর ভেতরে, cpu_accelerator_if_no_gpu()-এর পরে।
 """
 from __future__ import annotations
 
@@ -33,12 +31,11 @@ ZERO_STAGES = (0, 1, 2, 3)
 """DeepSpeed-এর ZeRO stage: 0 (বন্ধ), 1 (optimizer state ভাগ), 2 (+ gradient), 3 (+ ওজন) (পাঠ ০৫)।"""
 
 ADAMW = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
-"""কোর্সের AdamW-এর betas, eps আর weight_decay (torch.optim.AdamW-এর ডিফল্ট): DeepSpeed-এর নিজের optimizer block
-(optimizer="Adam"/"AdamW"), mishran.engines.deepspeed_engine.initialize-এর torch AdamW
-আর ds_train-এর FSDP2-এর পথ — সবাই এগুলোই নেয়।"""
+"""কোর্সের AdamW-এর betas, eps আর weight_decay (torch.optim.AdamW-এর ডিফল্ট): DeepSpeed-এর নিজের optimizer block,
+deepspeed_engine.initialize-এর torch AdamW আর multi_gpu-র FSDP2-এর পথ — সবাই এগুলোই নেয়।"""
 
-# DeepSpeed-এর fp16 block-এর ডিফল্ট (deepspeed/runtime/precision_config.py, DeepSpeedFP16Config)।
-# config-এ সব key স্পষ্ট লিখে রাখি, যাতে পাঠে প্রতিটির মানে বলা যায়।
+# DeepSpeed-এর fp16 block-এর ডিফল্ট (deepspeed/runtime/precision_config.py, DeepSpeedFP16Config), সব key স্পষ্ট লেখা,
+# যাতে পাঠে প্রতিটির মানে বলা যায়।
 FP16_DEFAULTS = {
     "enabled": True,
     "auto_cast": False,            # ইনপুট নিজে FP16-এ cast করবে না; আমাদের ইনপুট token id (int64), cast লাগে না
@@ -50,13 +47,11 @@ FP16_DEFAULTS = {
     "min_loss_scale": 1,           # scale এর নিচে নামে না
 }
 
-
 FP16_STAGE0_WARNING = (
     "FP16 আর ZeRO stage 0 একসঙ্গে: DeepSpeed 0.19.8-এ এখানে engine.backward() loss-কে loss scale দিয়ে গুণ করে না, "
     "কিন্তু engine.step() gradient-কে সেই scale দিয়ে ভাগ করে — ছোট gradient underflow থেকে বাঁচে না, আর হালনাগাদ "
     "scale গুণ ছোট হয় (fp16 with ZeRO stage 0: the loss is not scaled in engine.backward; DeepSpeed PR #8393)। "
     "zero_stage=1 নাও: loss scaling ঠিক চলে, আর এক GPU-তে মেমরি প্রায় একই।")
-
 
 ACCUMULATION_STAGE0_WARNING = (
     "{name} আর ZeRO stage 0, accumulation {k}: DeepSpeed 0.19.8 এখানে micro-step-গুলোর gradient জমায় মডেলের "
@@ -68,8 +63,10 @@ ACCUMULATION_STAGE0_WARNING = (
 
 FP32_SUMS = {"data_types": {"grad_accum_dtype": "fp32"}, "communication_data_type": "fp32"}
 """16-বিট engine-এ accumulation > 1 হলে config-এ যা যোগ হয় (পাঠ ০৫): gradient জমে FP32-এ, আর সীমানায়
-reduce-এর আগে DeepSpeed সেটিকে communication_data_type-এ (ডিফল্ট মডেলের dtype) বদলায় — এক process-এও;
-তাই সেটাও FP32।"""
+reduce-এর আগে DeepSpeed সেটিকে communication_data_type-এ (ডিফল্ট মডেলের dtype) বদলায় — এক process-এও; তাই সেটাও FP32।"""
+
+_BOTH_16_BIT = ("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): মডেলের ওজন একটাই "
+                "16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' (loss scaling-সহ) বা precision='bf16'।")
 
 
 class DeepSpeedConfigError(ValueError):
@@ -79,31 +76,26 @@ class DeepSpeedConfigError(ValueError):
 # ---------------------------------------------------------------- config
 
 def _device(device) -> str:
-    """None (এই যন্ত্র), 'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'; পড়া হয় mishran.precision-এ।"""
+    """None (এই যন্ত্র), 'cpu', 'cuda', 'cuda:1' বা torch.device → 'cpu'/'cuda'।"""
     if device is None:
         return "cuda" if torch.cuda.is_available() else "cpu"
     return device_type(device, error=DeepSpeedConfigError)
-
-
-def _finite(value, name: str) -> float:
-    try:
-        return finite_float(value, name, positive=True)
-    except (TypeError, ValueError) as err:
-        raise DeepSpeedConfigError(str(err)) from None
 
 
 def _positive(value, name: str) -> int:
     return positive_int(value, name, DeepSpeedConfigError)
 
 
+def _finite(value, name: str, minimum: float | None = None) -> float:
+    """সসীম ধনাত্মক সংখ্যা (minimum দিলে ≥ minimum), নইলে DeepSpeedConfigError।"""
+    try:
+        return finite_float(value, name, minimum, positive=minimum is None)
+    except (TypeError, ValueError) as err:
+        raise DeepSpeedConfigError(str(err)) from None
+
+
 def _world_size(world_size) -> int:
-    if world_size is None:
-        world_size = int(os.environ.get("WORLD_SIZE", "1"))
-    return _positive(world_size, "world_size")
-
-
-_BOTH_16_BIT = ("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): মডেলের ওজন একটাই "
-                "16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' (loss scaling-সহ) বা precision='bf16'।")
+    return _positive(int(os.environ.get("WORLD_SIZE", "1")) if world_size is None else world_size, "world_size")
 
 
 def _precision_name(name) -> str:
@@ -123,31 +115,22 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
                       log_level: str = "warning") -> dict:
     """এই device-এর জন্য একটি DeepSpeed config dict, DeepSpeed-এর আগেই যাচাই করা (পাঠ ০৫)।
 
-    - micro_batch: প্রতি GPU-তে একবারে কয়টি নমুনা (train_micro_batch_size_per_gpu)।
-    - accumulation_steps: কয়টি micro-batch-এর gradient জমিয়ে একটি optimizer step।
-    - world_size: কয়টি process (GPU); না দিলে env-এর WORLD_SIZE, নইলে ১।
-      train_batch_size = micro_batch × accumulation_steps × world_size; দিলে মিলতে হবে।
+    - micro_batch: প্রতি GPU-তে একবারে কয়টি নমুনা; accumulation_steps: কয়টি micro-batch-এ একটি optimizer step;
+      world_size: কয়টি process (না দিলে env-এর WORLD_SIZE, নইলে ১)। train_batch_size = এই তিনের গুণফল; দিলে মিলতে হবে।
     - precision: None বা 'auto' হলে device দেখে (mishran.precision.resolve): T4-এ 'fp16', A100/H100/CPU-তে 'bf16'।
-    - zero_stage: None হলে FP32-এ 0; FP16-এ 1, কারণ DeepSpeed 0.19.8-এ ZeRO stage 0-তে engine.backward()
-      loss-কে scale করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (DeepSpeed PR #8393); BF16-এ 0, কিন্তু
-      accumulation > 1 হলে 1, কারণ stage 0-তে DeepSpeed gradient জমায় BF16-এ, আর FP32-এ জমানো চলে শুধু
-      ZeRO 1–3-এ। নিজে 0 দিলে সতর্কবার্তা আসে (FP16; আর ১৬-বিটে accumulation > 1)।
-    - ১৬-বিটে accumulation > 1 আর stage 1–3 হলে config-এ FP32_SUMS যোগ হয়: gradient জমে FP32-এ, reduce-ও
-      FP32-এ। দাম: FP32 gradient-এর buffer (stage 1-এ প্রতি ওজনে ৪ বাইট, stage 2/3-এ তার ১/N) আর কয়েকটি GPU-তে
-      দ্বিগুণ বাইটের যোগাযোগ।
-    - optimizer: None হলে config-এ optimizer নেই — mishran.engines.deepspeed_engine.initialize() একটি
-      torch.optim.AdamW বানায়, কিছুই compile হয় না। 'Adam'/'AdamW' দিলে DeepSpeed নিজের optimizer নেয়: GPU-তে
-      FusedAdam, যা প্রথমবার JIT compile হয় (প্রায় এক মিনিট)।
-    - fp16_options: fp16 block-এর যেকোনো key বদলাতে, যেমন {"initial_scale_power": 32}।
-    - bucket_size: ZeRO 1/2-এর gradient bucket (উপাদান সংখ্যা)। DeepSpeed-এর ডিফল্ট 5e8 — 16 বিটে ১ GB,
-      আমাদের ছোট মডেলের চেয়েও বড়; তাই ছোট রাখা।
+    - zero_stage: None হলে FP32-এ 0; FP16-এ 1, কারণ DeepSpeed 0.19.8-এ stage 0-তে engine.backward() loss-কে scale
+      করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (PR #8393); BF16-এ 0, কিন্তু accumulation > 1 হলে 1, কারণ
+      stage 0 gradient জমায় BF16-এ। নিজে 0 দিলে সতর্কবার্তা। ১৬-বিটে accumulation > 1 আর stage 1–3 হলে FP32_SUMS
+      যোগ হয় (দাম: FP32 gradient-এর buffer আর দ্বিগুণ বাইটের যোগাযোগ)।
+    - optimizer: None হলে deepspeed_engine.initialize() একটি torch.optim.AdamW বানায়, কিছুই compile হয় না;
+      'Adam'/'AdamW' দিলে DeepSpeed-এর FusedAdam (GPU-তে প্রথমবার JIT compile, ~১ মিনিট)।
+    - fp16_options: fp16 block-এর key বদলাতে, যেমন {"initial_scale_power": 32}। bucket_size: ZeRO 1/2-এর
+      gradient bucket (উপাদান); DeepSpeed-এর ডিফল্ট 5e8 (16 বিটে ১ GB) আমাদের মডেলের চেয়েও বড়।
     ভুল হলে DeepSpeedConfigError (বাংলা + ইংরেজি)।
     """
     micro = _positive(micro_batch, "micro_batch")
     accum = _positive(accumulation_steps, "accumulation_steps")
     world = _world_size(world_size)
-    if zero_stage is not None:
-        _zero_stage(zero_stage)
     device = "cuda" if capability is not None else _device(device)
     name = resolve_precision(_precision_name(precision), device, capability)
     zero_stage = _default_zero_stage(name, zero_stage, accum)
@@ -182,6 +165,7 @@ def _default_zero_stage(name: str, zero_stage: int | None, accum: int) -> int:
     sums_in_16_bit = name != "fp32" and accum > 1
     if zero_stage is None:
         return 1 if needs_loss_scaling(name) or sums_in_16_bit else 0
+    _zero_stage(zero_stage)
     if zero_stage == 0 and needs_loss_scaling(name):
         warnings.warn(FP16_STAGE0_WARNING, stacklevel=3)          # config_for_device-এর caller-এর লাইন দেখায়
     if zero_stage == 0 and sums_in_16_bit:
@@ -206,11 +190,11 @@ def _precision_block(name: str, fp16_options: dict | None) -> dict:
 
 def _zero_block(stage: int, bucket_size) -> dict:
     """zero_optimization block: stage, আর stage 1–3-এ gradient (ও 1/2-এ ওজন) পাঠানোর bucket-এর মাপ।"""
-    zero = {"stage": int(stage)}
-    if stage in (1, 2, 3):
+    zero = {"stage": stage}
+    if stage > 0:
         zero["reduce_bucket_size"] = _positive(bucket_size, "bucket_size")
-        if stage in (1, 2):
-            zero["allgather_bucket_size"] = zero["reduce_bucket_size"]
+    if stage in (1, 2):
+        zero["allgather_bucket_size"] = zero["reduce_bucket_size"]
     return zero
 
 
@@ -219,8 +203,7 @@ def _optimizer_block(optimizer: str, lr) -> dict:
     if optimizer not in ("Adam", "AdamW"):
         raise DeepSpeedConfigError(f"optimizer হবে None (torch.optim.AdamW, compile ছাড়া), 'Adam' বা 'AdamW' "
                                    f"(DeepSpeed-এর FusedAdam); পেয়েছি {optimizer!r}")
-    return {"type": optimizer, "params": {"lr": _finite(lr, "lr"), "betas": list(ADAMW["betas"]), "eps": ADAMW["eps"],
-                                          "weight_decay": ADAMW["weight_decay"]}}
+    return {"type": optimizer, "params": {"lr": _finite(lr, "lr"), **ADAMW, "betas": list(ADAMW["betas"])}}
 
 
 # torch.cuda ছাড়া আর যে accelerator-গুলো DeepSpeed নিজে খোঁজে, তাদের প্যাকেজ (এর কোনোটি থাকলে বাছাই DeepSpeed-এর)
@@ -228,12 +211,9 @@ _OTHER_ACCELERATOR_PACKAGES = ("torch_npu", "torch_sdaa", "habana_frameworks", "
 
 
 def cpu_accelerator_if_no_gpu() -> bool:
-    """deepspeed import-এর ঠিক আগে ডাকা হয়: GPU-হীন যন্ত্রে DS_ACCELERATOR=cpu বসায় (পাঠ ০৫, ০৬)।
-
-    GPU না পেলে DeepSpeed এমনিতেই CPU accelerator নেয়, তবে সঙ্গে "Setting accelerator to CPU ..." সতর্কবার্তা
-    ছাপে — GPU-হীন যন্ত্রে সেটা শিক্ষার্থীর কিছু করার নয়। তাই বসাই শুধু যখন DeepSpeed নিজেও CPU-ই বাছত: কেউ
-    DS_ACCELERATOR দেয়নি, deepspeed এখনো import হয়নি, torch কোনো CUDA GPU দেখে না, আর অন্য accelerator (XPU, MPS,
-    NPU, ...) নেই। GPU থাকলে কখনো বসায় না। বসালে True।
+    """deepspeed import-এর ঠিক আগে: GPU-হীন যন্ত্রে DS_ACCELERATOR=cpu বসায়, যাতে DeepSpeed "Setting accelerator to
+    CPU" সতর্কবার্তা না ছাপে; শুধু যখন DeepSpeed নিজেও CPU বাছত (কেউ DS_ACCELERATOR দেয়নি, deepspeed import হয়নি,
+    কোনো GPU বা অন্য accelerator নেই)। বসালে True (পাঠ ০৫, ০৬)।
     """
     if "DS_ACCELERATOR" in os.environ or "deepspeed" in sys.modules or torch.cuda.is_available():
         return False
@@ -250,7 +230,7 @@ def cpu_supports_fp16() -> bool:
     """এই CPU-তে DeepSpeed FP16 চালাতে পারে কি না — DeepSpeed-এর নিজের CPU accelerator-কে জিজ্ঞেস করে (পাঠ ০৫)।
 
     অনেক CPU-তে পারে না; AVX512-FP16 বা AMX-FP16 আছে এমন নতুন Intel Xeon-এ পারে (oneDNN-এর FP16)।
-    deepspeed import হয় শুধু এখানে, ডাকলে তবেই; deepspeed ইনস্টল না থাকলে False (তাহলে DeepSpeed চলেই না)।
+    deepspeed ইনস্টল না থাকলে False (তাহলে DeepSpeed চলেই না)।
     """
     cpu_accelerator_if_no_gpu()
     try:
@@ -267,9 +247,8 @@ def cpu_supports_fp16() -> bool:
 def validate_config(config: dict, world_size: int | None = None, device: str | None = None) -> dict:
     """একটি DeepSpeed config (নিজের লেখা হলেও) DeepSpeed-এর আগে যাচাই; ভুলে DeepSpeedConfigError (পাঠ ০৫)।
 
-    দেখে: ব্যাচের হিসাব (train_batch_size = micro × accumulation × world_size), FP16 চালাতে না-পারা CPU-তে FP16, FP16 আর BF16
-    একসঙ্গে, অচেনা ZeRO stage, stage 0-তে মডেলের dtype ছাড়া অন্য grad_accum_dtype।
-    ফেরত দেয় {"train_batch_size", "micro_batch", "accumulation_steps", "world_size"}।
+    দেখে: ব্যাচের হিসাব, FP16 চালাতে না-পারা CPU-তে FP16, FP16 আর BF16 একসঙ্গে, অচেনা ZeRO stage, stage 0-তে অন্য
+    grad_accum_dtype। ফেরত {"train_batch_size", "micro_batch", "accumulation_steps", "world_size"}।
     """
     if not isinstance(config, dict):
         raise DeepSpeedConfigError(f"config হবে একটি dict (a DeepSpeed config dict); পেয়েছি {type(config).__name__}। "
@@ -277,8 +256,7 @@ def validate_config(config: dict, world_size: int | None = None, device: str | N
     world = _world_size(world_size)
     train, micro, accum = _batch_numbers(config, world)
     name = from_ds_config(config, error=DeepSpeedConfigError)        # block dict কি না, দুটি একসঙ্গে কি না
-    device = _device(device)
-    if name == "fp16" and device == "cpu" and not cpu_supports_fp16():
+    if _device(device) == "cpu" and name == "fp16" and not cpu_supports_fp16():
         raise DeepSpeedConfigError("অনেক CPU-তে FP16 চলে না, এটিতেও নয় (fp16 is not supported on many CPUs, this one "
                                    "included): DeepSpeed-এর CPU accelerator বলবে 'Type fp16 is not supported on your "
                                    "device.'। CPU-তে BF16 নাও (\"bf16\": {\"enabled\": true}), অথবা GPU-তে চালাও।")
@@ -302,8 +280,7 @@ def _accumulation_dtype(config: dict, name: str, stage: int) -> None:
     wanted = data_types.get("grad_accum_dtype") if isinstance(data_types, dict) else None
     if wanted is None or stage != 0:
         return
-    wanted_name = next((n for n, spellings in _DTYPE_SPELLINGS.items() if str(wanted) in spellings), None)
-    if wanted_name != name:
+    if next((n for n, spellings in _DTYPE_SPELLINGS.items() if str(wanted) in spellings), None) != name:
         raise DeepSpeedConfigError(
             f"ZeRO stage 0-তে gradient জমে শুধু মডেলের dtype-এ ({name}); grad_accum_dtype {wanted!r} DeepSpeed নেয় না "
             "(unsupported mix of model_dtype and grad_accum_dtype)। FP32-এ জমাতে ZeRO stage 1–3 নাও: "
@@ -312,13 +289,8 @@ def _accumulation_dtype(config: dict, name: str, stage: int) -> None:
 
 def _batch_numbers(config: dict, world: int) -> tuple[int, int, int]:
     """(train_batch_size, micro, accumulation): দুটি দিলে তৃতীয়টি DeepSpeed-এর মতো বের করা, তিনটি দিলে মেলানো।"""
-    train = config.get("train_batch_size")
-    micro = config.get("train_micro_batch_size_per_gpu")
-    accum = config.get("gradient_accumulation_steps")
-    for name, value in (("train_batch_size", train), ("train_micro_batch_size_per_gpu", micro),
-                        ("gradient_accumulation_steps", accum)):
-        if value is not None:
-            _positive(value, name)
+    keys = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    train, micro, accum = (None if config.get(key) is None else _positive(config[key], key) for key in keys)
     if train is None and micro is None:
         raise DeepSpeedConfigError("train_batch_size বা train_micro_batch_size_per_gpu — অন্তত একটি দাও (either "
                                    "train_batch_size or train_micro_batch_size_per_gpu is required)।")
@@ -353,10 +325,10 @@ def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, par
     _zero_stage(stage)
     n = _positive(world_size, "world_size")
     psi = _positive(num_params, "num_params")
-    parts = {"params": param_bytes * psi, "grads": grad_bytes * psi, "optimizer_states": optimizer_bytes * psi}
-    shard = {0: (), 1: ("optimizer_states",), 2: ("optimizer_states", "grads"),
-             3: ("optimizer_states", "grads", "params")}[stage]
-    out = {k: (v / n if k in shard else v) for k, v in parts.items()}
+    sizes = (("params", "param_bytes", param_bytes), ("grads", "grad_bytes", grad_bytes),
+             ("optimizer_states", "optimizer_bytes", optimizer_bytes))
+    shared = ("optimizer_states", "grads", "params")[:stage]         # stage 1: optimizer state, 2: + grads, 3: + ওজন
+    out = {key: psi * _finite(size, name, minimum=0) / (n if key in shared else 1) for key, name, size in sizes}
     out["total"] = sum(out.values())
     return out
 
@@ -364,25 +336,18 @@ def zero_model_state_bytes(num_params: int, stage: int, world_size: int = 1, par
 def zero_estimates(num_params: int, num_gpus: int, largest_layer_params: int = 0) -> dict:
     """ZeRO stage 0–3-এ প্রতি GPU-র model state: প্রবন্ধের হিসাব আর DeepSpeed-এর নিজের estimator (পাঠ ০৬)।
 
-    প্রবন্ধ (Rajbhandari et al. 2020): 2Ψ + 2Ψ + 12Ψ, ভাগ হয় stage অনুযায়ী। DeepSpeed-এর
-    estimate_zero2_model_states_mem_needs (offload ছাড়া) 2Ψ + 18Ψ/N গোনে — gradient-এর একটি FP32 কপিও
-    (4Ψ/N) ধরে; ZeRO-3-এর estimator 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন (largest_layer_params)।
-    ফেরত দেয় {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
+    DeepSpeed-এর ZeRO-2 estimator (offload ছাড়া) 2Ψ + 18Ψ/N গোনে — gradient-এর একটি FP32 কপিও (4Ψ/N) ধরে;
+    ZeRO-3-এর 18Ψ/N + সবচেয়ে বড় স্তরের 4 বাইট/ওজন। ফেরত {stage: {"paper": বাইট, "deepspeed": বাইট বা None}}।
     """
     cpu_accelerator_if_no_gpu()
     from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
-    from deepspeed.runtime.zero.stage_1_and_2 import (
-        estimate_zero2_model_states_mem_needs,
-    )
+    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
 
-    out = {}
-    for stage in (0, 1, 2, 3):
-        paper = zero_model_state_bytes(num_params, stage, num_gpus)["total"]
-        out[stage] = {"paper": paper, "deepspeed": None}
-    _, gpu2 = estimate_zero2_model_states_mem_needs(num_params, num_gpus_per_node=num_gpus, cpu_offload=False)
-    out[2]["deepspeed"] = gpu2
-    _, gpu3, _ = estimate_zero3_model_states_mem_needs(num_params, largest_layer_params, num_gpus_per_node=num_gpus,
-                                                         cpu_offload=False, cpu_offload_params=False,
-                                                         zero_init=True)
-    out[3]["deepspeed"] = gpu3
+    out = {stage: {"paper": zero_model_state_bytes(num_params, stage, num_gpus)["total"], "deepspeed": None}
+           for stage in ZERO_STAGES}
+    out[2]["deepspeed"] = estimate_zero2_model_states_mem_needs(num_params, num_gpus_per_node=num_gpus,
+                                                                cpu_offload=False)[1]
+    out[3]["deepspeed"] = estimate_zero3_model_states_mem_needs(num_params, largest_layer_params,
+                                                                num_gpus_per_node=num_gpus, cpu_offload=False,
+                                                                cpu_offload_params=False, zero_init=True)[1]
     return out

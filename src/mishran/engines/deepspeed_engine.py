@@ -1,7 +1,7 @@
 """DeepSpeed নোটবুকে (পাঠ ০৫): এক-process সেটআপ, engine চালু আর ছাড়া, আর loss scale-এর খাতা।
 
-DeepSpeed সাধারণত চলে তার launcher দিয়ে (`deepspeed --num_gpus N train.py`), যে প্রতিটি process-কে RANK,
-WORLD_SIZE ইত্যাদি environment variable দেয়। নোটবুকে launcher নেই; তাই এখানে:
+DeepSpeed-এর launcher (`deepspeed --num_gpus N train.py`) প্রতিটি process-কে RANK, WORLD_SIZE ইত্যাদি দেয়;
+নোটবুকে launcher নেই, তাই এখানে:
 
     from mishran.engines import deepspeed_config, deepspeed_engine
     config = deepspeed_config.config_for_device(micro_batch=8, accumulation_steps=4)   # এই device দেখে FP16 বা BF16
@@ -13,9 +13,7 @@ WORLD_SIZE ইত্যাদি environment variable দেয়। নোট�
         engine.step()                                # শুধু accumulation-এর সীমানায় optimizer step আর zero_grad
         log.record()
 
-config বানানো আর যাচাই, ZeRO-র মেমরির হিসাব: mishran.engines.deepspeed_config (deepspeed ছাড়াই)। এখানে যেখানে DeepSpeed-এর
-ভেতরের অংশ (private attribute) ছোঁয়া হয়, সেখানে না পেলে বাংলা + ইংরেজি বার্তা। এই মডিউল matplotlib বা
-ipywidgets import করে না; deepspeed import হয় শুধু যেখানে লাগে।
+config আর ZeRO-র হিসাব: mishran.engines.deepspeed_config। DeepSpeed-এর ভেতরের অংশ না পেলে বাংলা + ইংরেজি বার্তা।
 """
 from __future__ import annotations
 
@@ -25,10 +23,11 @@ import copy
 import gc
 import logging
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import torch
 
+from mishran.checks import as_bool, finite_float
 from mishran.engines.deepspeed_config import ADAMW, cpu_accelerator_if_no_gpu, validate_config
 from mishran.engines.gloo_workers import free_port
 from mishran.engines.model_states import optimizer_state_tensors, unique_tensor_bytes
@@ -42,57 +41,41 @@ __all__ = ["setup_single_process", "start_process", "initialize", "release", "fo
 # ---------------------------------------------------------------- এক process, launcher ছাড়া
 
 _ENGINE = None                                  # শেষ initialize()-এর engine; আবার initialize করলে এটি ছাড়া হয়
+# launcher না থাকলে যা বসে; MASTER_PORT: বসানোর সময় একটি খালি port
+_ENV = {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": None}
 
 
 def setup_single_process(backend: str | None = None, cpu_shm_comm: bool = False) -> dict:
     """launcher ছাড়া (নোটবুকে) DeepSpeed-এর distributed অংশ চালু করে; বারবার ডাকলেও ক্ষতি নেই (পাঠ ০৫)।
 
-    RANK=0, WORLD_SIZE=1, LOCAL_RANK=0, MASTER_ADDR=127.0.0.1 আর একটি খালি MASTER_PORT বসায় — শুধু যেগুলো
-    আগে থেকে নেই (launcher-এর দেওয়া মান বদলায় না)। এগুলো না থাকলে DeepSpeed MPI খোঁজে (mpi4py)।
-    backend: GPU-তে 'nccl', CPU-তে (DeepSpeed-এর CPU accelerator) 'gloo'। CPU-তে DeepSpeed একটি shared-memory
-    allreduce op প্রথমবার compile করে (এক মিনিটের বেশি); gloo নিজেই সব পারে, তাই cpu_shm_comm=False সেটি বন্ধ রাখে।
-    ফেরত দেয়: {"backend", "env": {...}, "set_here": [যে variable-গুলো এখানে বসানো হলো]}।
+    _ENV-এর যে variable-গুলো নেই শুধু সেগুলো বসায় (না থাকলে DeepSpeed MPI খোঁজে)। backend: GPU-তে 'nccl', CPU-তে
+    'gloo'; CPU-তে DeepSpeed-এর shared-memory op প্রথমবার compile হয় (এক মিনিটের বেশি), cpu_shm_comm=False সেটি
+    বন্ধ রাখে — gloo নিজেই সব পারে। ফেরত: {"backend", "env": {...}, "set_here": [এখানে বসানো variable]}।
     """
     cpu_accelerator_if_no_gpu()
     import deepspeed
     import deepspeed.comm as dist
 
-    defaults = {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1"}
-    set_here = []
-    for key, value in defaults.items():
-        if key not in os.environ:
-            os.environ[key] = value
-            set_here.append(key)
-    if "MASTER_PORT" not in os.environ:
-        os.environ["MASTER_PORT"] = str(free_port())
-        set_here.append("MASTER_PORT")
-    on_cpu = _accelerator_device() == "cpu"
-    backend = backend or ("gloo" if on_cpu else "nccl")
+    set_here = [key for key in _ENV if key not in os.environ]
+    for key in set_here:
+        os.environ[key] = str(free_port()) if key == "MASTER_PORT" else _ENV[key]
+    backend = backend or ("gloo" if _accelerator_device() == "cpu" else "nccl")
     if backend == "gloo" and not cpu_shm_comm:
-        # deepspeed.comm.torch.build_shm_op() শুধু এই তালিকা দেখে; False হলে compile না করে gloo-তেই সব চলে।
-        # তালিকাটা প্রথমবার পড়লে DeepSpeed সব op-এর জন্য compiler চালিয়ে দেখে (async_io-র linker-এর ভুলবার্তা
-        # পর্দায় আসে); আগে না পড়া হলে তাই নিজেরাই বসাই: তালিকায় না থাকা op মানে "compatible নয়"।
-        probed = vars(deepspeed.ops).get("__compatible_ops__")
-        if probed is None:
-            deepspeed.ops.__compatible_ops__ = collections.defaultdict(bool, {"deepspeed_shm_comm": False})
-        else:
-            probed["deepspeed_shm_comm"] = False
+        # deepspeed.comm.torch.build_shm_op() এই তালিকা দেখে; False হলে compile না করে gloo-তেই সব চলে। তালিকা না
+        # থাকলে নিজেরাই বসাই (নইলে DeepSpeed সব op-এর জন্য compiler চালিয়ে দেখে): না থাকা op মানে "compatible নয়"।
+        ops = vars(deepspeed.ops).setdefault("__compatible_ops__", collections.defaultdict(bool))
+        ops["deepspeed_shm_comm"] = False
     if not torch.distributed.is_initialized():
         _forget_stale_groups()
     if not dist.is_initialized():
         deepspeed.init_distributed(dist_backend=backend)
-    env = {k: os.environ[k] for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
     backend = torch.distributed.get_backend() if torch.distributed.is_initialized() else backend
-    return {"backend": backend, "env": env, "set_here": set_here}
+    return {"backend": backend, "env": {key: os.environ[key] for key in _ENV}, "set_here": set_here}
 
 
 def start_process(cpu: bool = False) -> tuple[torch.device, str]:
-    """launcher-এর (বা নোটবুকের) একটি process-এর শুরু: device বাছে আর process group চালু করে; ফেরত (device, backend)
-    (পাঠ ০৫, ০৮, ০৯: mishran.engines.multi_gpu আর capstone-এর DeepSpeed-এর পথ)।
-
-    GPU থাকলে আর cpu=False হলে LOCAL_RANK-এর GPU (peak memory-র গোনা নতুন করে), backend nccl; নইলে CPU আর gloo।
-    এক যন্ত্রে কয়েকটি CPU process হলে (LOCAL_SIZE বা LOCAL_WORLD_SIZE > 1) প্রত্যেকে core-এর নিজের ভাগ নেয়, যদি না
-    OMP_NUM_THREADS দেওয়া থাকে। launcher না থাকলে setup_single_process এক-process-এর env বসায়।
+    """একটি process-এর শুরু (পাঠ ০৫, ০৮, ০৯: multi_gpu আর capstone): device বাছে, process group চালু করে; ফেরত
+    (device, backend)। GPU থাকলে আর cpu=False হলে LOCAL_RANK-এর GPU আর nccl; নইলে CPU আর gloo।
     """
     use_cuda = torch.cuda.is_available() and not cpu
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -108,13 +91,8 @@ def start_process(cpu: bool = False) -> tuple[torch.device, str]:
 
 
 def _forget_stale_groups() -> None:
-    """DeepSpeed-এর মনে রাখা process group ভুলিয়ে দেয় (পাঠ ০৫: একই kernel-এ আবার শুরু)।
-
-    deepspeed.utils.groups নিজের module-এ বানানো group রেখে দেয় (_WORLD_GROUP, _DATA_PARALLEL_GROUP, ...)।
-    destroy_process_group()-এর পরে সেগুলো মৃত group-কে দেখায়, আর নতুন engine "Group ... is not registered" বলে
-    থামে। তাই torch.distributed চালু না থাকলে (নতুন করে শুরুর আগে) এগুলো খালি করি। DeepSpeed internals:
-    নাম না মিললে কিছুই করি না।
-    """
+    """deepspeed.utils.groups-এর মনে রাখা process group খালি করে: destroy_process_group()-এর পরে সেগুলো মৃত group
+    দেখায়, আর নতুন engine "Group ... is not registered" বলে থামে (একই kernel-এ আবার শুরু)।"""
     from deepspeed.utils import groups
 
     for name, value in list(vars(groups).items()):
@@ -136,61 +114,32 @@ def current_engine():
 def release(engine=None) -> None:
     """একটি engine-এর মেমরি ছেড়ে দেয়: engine.destroy(), optimizer আর মডেলের reference মুছে, gc, empty_cache (পাঠ ০৫)।
 
-    engine না দিলে শেষ initialize()-এর engine। নোটবুকে `engine = ...` ঘর আবার চালালে পুরোনো engine ততক্ষণ
-    variable-এ বাঁধা থাকে; তার optimizer-এর FP32 কপি আর Adam-এর অবস্থা (প্রতি ওজনে ১২ বাইট) না ছাড়লে GPU-তে
-    দুই engine-এর মেমরি জমে। ছাড়ার পরে পুরোনো engine আর চালানো যায় না।
+    engine না দিলে শেষ initialize()-এর engine। নোটবুকে `engine = ...` ঘর আবার চালালে পুরোনো engine variable-এ
+    বাঁধা থাকে; তার FP32 কপি আর Adam-এর অবস্থা (প্রতি ওজনে ১২ বাইট) না ছাড়লে GPU-তে দুই engine-এর মেমরি জমে।
     """
     global _ENGINE
-    if engine is not None:
-        _engine(engine)
-    if engine is None:
-        engine, _ENGINE = _ENGINE, None
-    elif engine is _ENGINE:
+    engine = _ENGINE if engine is None else engine
+    if engine is _ENGINE:
         _ENGINE = None
     if engine is None:
         return
-    try:
-        engine.destroy()              # ZeRO/BF16 optimizer-এর gradient hook সরায়
-    except Exception:                 # আধা-তৈরি engine-এ destroy ব্যর্থ হতে পারে; তবু বাকিটা ছাড়ি
-        pass
+    with contextlib.suppress(Exception):   # আধা-তৈরি engine-এ destroy ব্যর্থ হতে পারে; তবু বাকিটা ছাড়ি
+        engine.destroy()                  # ZeRO/BF16 optimizer-এর gradient hook সরায়
     _remove_hooks(engine)
     restore_functional_linear()
     _drop_references(engine)
-    _drop_tensors(engine)
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
-
-
-def _engine(engine):
-    """engine দেখতে DeepSpeed engine কি না (মডেল বা অন্য কিছু দিলে পরিষ্কার বার্তা); engine-এর যা পড়া হয় তা দেখে,
-    ধরন দেখে নয়, তাই engine-এর মতো যেকোনো জিনিস চলে।"""
-    if not callable(getattr(engine, "fp16_enabled", None)) or not hasattr(engine, "optimizer"):
-        raise TypeError(f"engine হবে deepspeed_engine.initialize(...)-এর DeepSpeed engine "
-                        f"(engine must be a DeepSpeedEngine); পেয়েছি {engine!r}")
-    return engine
 
 
 def _remove_hooks(engine) -> None:
     """engine মডেলে যে hook বসায় সেগুলো সরায়: মডেল আবার ব্যবহার হলে পুরোনো engine-এর hook যেন না চলে।"""
     for name in ("module_forward_pre_hook", "module_forward_post_hook", "first_dataloader_check"):
         handle = getattr(engine, name, None)
-        if handle is not None and hasattr(handle, "remove"):
+        if hasattr(handle, "remove"):
             handle.remove()
             setattr(engine, name, None)
-
-
-def _drop_references(engine) -> None:
-    """optimizer, scheduler, dataloader আর মডেলের reference মুছে দেয় (যা মোছা যায়)।"""
-    for name in ("optimizer", "basic_optimizer", "client_optimizer", "lr_scheduler", "client_lr_scheduler",
-                 "training_dataloader", "module"):
-        if hasattr(engine, name):
-            try:
-                setattr(engine, name, None)
-            except (AttributeError, TypeError):
-                pass
-    if "module" in engine.__dict__:   # DeepSpeedEngine মডেলটি __dict__-এও রাখে
-        engine.__dict__["module"] = None
 
 
 def _holds_tensor(value) -> bool:
@@ -199,12 +148,18 @@ def _holds_tensor(value) -> bool:
     return any(isinstance(x, torch.Tensor) for x in items)
 
 
-def _drop_tensors(engine) -> None:
-    """engine-এর attribute-এ থাকা tensor, আর tensor-ভরা dict/list খালি করে।
+def _drop_references(engine) -> None:
+    """optimizer, scheduler, dataloader, মডেল আর engine-এর attribute-এ থাকা tensor (ও tensor-ভরা dict/list) মোছে।
 
-    engine.param_names-এর মতো dict-এ ওজনগুলো key হয়ে থাকে; সেগুলোও ছাড়ি। '_' দিয়ে শুরু dict DeepSpeed-এর
-    নিজের হিসাব, সেগুলো রাখি।
+    engine.param_names-এর মতো dict-এ ওজনগুলো key হয়ে থাকে; সেগুলোও ছাড়ি। '_' দিয়ে শুরু dict DeepSpeed-এর নিজের হিসাব।
     """
+    for name in ("optimizer", "basic_optimizer", "client_optimizer", "lr_scheduler", "client_lr_scheduler",
+                 "training_dataloader", "module"):
+        if hasattr(engine, name):
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(engine, name, None)
+    if "module" in engine.__dict__:   # DeepSpeedEngine মডেলটি __dict__-এও রাখে
+        engine.__dict__["module"] = None
     for name, value in list(vars(engine).items()):
         if isinstance(value, torch.Tensor):
             engine.__dict__[name] = None
@@ -217,27 +172,23 @@ def _drop_tensors(engine) -> None:
 def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_current: bool = True, **kwargs):
     """নোটবুকে নিরাপদ deepspeed.initialize(): শুধু engine ফেরত দেয় (পাঠ ০৫)।
 
-    ১) setup_single_process() — launcher না থাকলে env বসায়; ২) আগের engine থাকলে release() করে তার মেমরি
-    ছাড়ে, তাই ঘরটা আবার চালানো যায়; ৩) config যাচাই (validate_config); ৪) optimizer না দিলে আর config-এ
-    "optimizer" না থাকলে torch.optim.AdamW(lr=lr) — কিছু compile হয় না; ৫) deepspeed.initialize(...)।
-    replace_current=False: ২) বাদ, আর নতুন engine current_engine() হয় না — আগেরটা যেমন ছিল তেমনই চলে; নতুনটি
-    ছাড়ার দায় ডাকা কোডের (release(engine))। mishran.measure.memory.measure_step এভাবে নিজের engine বানায়।
-    kwargs সোজা deepspeed.initialize-এ যায় (যেমন lr_scheduler)।
+    ১) setup_single_process(); ২) আগের engine-কে release(), তাই ঘরটা আবার চালানো যায়; ৩) validate_config;
+    ৪) optimizer না দিলে আর config-এ "optimizer" না থাকলে torch.optim.AdamW(lr=lr) — কিছু compile হয় না;
+    ৫) deepspeed.initialize(..., **kwargs)। replace_current=False: ২) বাদ, আর নতুন engine current_engine() হয় না —
+    ছাড়ার দায় ডাকা কোডের (mishran.measure.memory.measure_step এভাবে নিজের engine বানায়)।
     """
     global _ENGINE
+    lr = finite_float(lr, "lr", positive=True)
+    replace_current = as_bool(replace_current, "replace_current")
     cpu_accelerator_if_no_gpu()
     import deepspeed
 
-    if not isinstance(model, torch.nn.Module) or next(model.parameters(), None) is None:
-        raise TypeError(f"model হবে ওজনসহ একটি torch.nn.Module (model must be a torch.nn.Module with parameters); "
-                        f"পেয়েছি {model!r}")
     setup_single_process()
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    validate_config(config, world_size=world, device=_accelerator_device())
+    validate_config(config, world_size=int(os.environ.get("WORLD_SIZE", "1")), device=_accelerator_device())
     previous = _ENGINE if replace_current else None
     if previous is not None:
-        old_opts = {id(getattr(previous, n, None)) for n in ("basic_optimizer", "client_optimizer")}
-        if optimizer is not None and id(optimizer) in old_opts:
+        if optimizer is not None and optimizer in (getattr(previous, "basic_optimizer", None),
+                                                   getattr(previous, "client_optimizer", None)):
             raise ValueError("এই optimizer আগের engine-এ ব্যবহার হয়েছে (optimizer already used by an engine): "
                              "DeepSpeed তার param_groups বদলে FP32 কপি বসায়। নতুন optimizer বানাও, বা optimizer=None দাও।")
         release(previous)
@@ -254,10 +205,9 @@ def initialize(model, config: dict, optimizer=None, lr: float = 1e-3, replace_cu
 def engine_step(engine, micro_batches) -> torch.Tensor:
     """DeepSpeed engine-এর একটি optimizer step: প্রতিটি micro-batch-এ forward, backward, step (পাঠ ০৫, ০৮)।
 
-    micro_batches: (x, y) জোড়ার তালিকা, এই rank-এর, সংখ্যায় config-এর gradient_accumulation_steps।
-    engine.backward() নিজেই loss-কে accumulation দিয়ে ভাগ করে (FP16-এ scale-ও করে); engine.step() প্রতিটি
-    micro-batch-এ ডাকতে হয় — সে শুধু সীমানায় gradient-এর গড় নেয়, optimizer step দেয় আর gradient মোছে।
-    ফেরত: micro-batch-গুলোর loss-এর যোগফল (FP32, device-এ; host-এ আনা হয় না, তাই sync নেই)।
+    micro_batches: এই rank-এর gradient_accumulation_steps-টি (x, y)। engine.backward() নিজেই loss-কে accumulation
+    দিয়ে ভাগ করে (FP16-এ scale-ও); engine.step() প্রতিটি micro-batch-এ ডাকতে হয় — optimizer step শুধু সীমানায়।
+    ফেরত: loss-গুলোর যোগফল (FP32, device-এ; host-এ আনা হয় না, তাই sync নেই)।
     """
     device = engine.device
     total = torch.zeros((), device=device)
@@ -274,25 +224,23 @@ def engine_step(engine, micro_batches) -> torch.Tensor:
 def loss_scale_of(engine) -> float | None:
     """engine এখন loss-কে কত দিয়ে গুণ করছে; FP16 ছাড়া None (BF16/FP32-এ loss scaling নেই) (পাঠ ০৫)।
 
-    ZeRO stage 0: engine.optimizer হলো FP16_Optimizer (FusedAdam) বা FP16_UnfusedOptimizer (অন্য optimizer);
-    দুটোরই `loss_scale` property → loss_scale_config.cur_scale। ZeRO 1/2 (DeepSpeedZeroOptimizer) ও 3:
-    `loss_scale` property → loss_scaler.cur_scale।
+    ZeRO 0-এর FP16_Optimizer/FP16_UnfusedOptimizer আর ZeRO 1–3-এর optimizer — সবার `loss_scale` property; না থাকলে
+    loss_scale_config.cur_scale বা loss_scaler.cur_scale।
     """
     if not engine.fp16_enabled():
         return None
     opt = engine.optimizer
     scale = getattr(opt, "loss_scale", None)
-    if scale is None and hasattr(opt, "loss_scale_config"):
-        scale = getattr(opt.loss_scale_config, "cur_scale", None)
-    if scale is None and hasattr(opt, "loss_scaler"):
-        scale = getattr(opt.loss_scaler, "cur_scale", None)
+    for holder in ("loss_scale_config", "loss_scaler"):
+        if scale is None:
+            scale = getattr(getattr(opt, holder, None), "cur_scale", None)
     if scale is None:
         raise _internals_changed(f"{type(opt).__name__}-এর loss scale (loss_scale / loss_scaler.cur_scale)")
     return float(scale)
 
 
 def _internals_changed(what: str) -> RuntimeError:
-    """DeepSpeed-এর ভেতরের যে অংশ এই মডিউল পড়ে, তা না পেলে পরিষ্কার বার্তা (পাঠ ০৫)।"""
+    """DeepSpeed-এর ভেতরের যে অংশ এই মডিউল পড়ে, তা না পেলে পরিষ্কার বার্তা।"""
     return RuntimeError(f"DeepSpeed {package_version('deepspeed')}-এ {what} পাওয়া গেল না (DeepSpeed internals "
                         "changed): mishran.engines.deepspeed_engine পরীক্ষা করা হয়েছে DeepSpeed 0.19.8-এ; "
                         "pip install 'deepspeed>=0.19,<0.20' দিয়ে সেই সংস্করণ নাও, বা docs/versions.md দেখো।")
@@ -306,18 +254,31 @@ def _engine_counters(engine) -> tuple[int, int, int]:
         raise _internals_changed(f"engine.{err.name}") from None
 
 
-# DeepSpeed-এর যে ফাইলগুলো overflow আর scale বদলের বার্তা লেখে (logger "DeepSpeed", স্তর INFO)
-_SCALE_MESSAGE_FILES = {"loss_scaler.py", "fused_optimizer.py", "unfused_optimizer.py"}
-
-
 class _MessageCatcher(logging.Handler):
+    """DeepSpeed-এর logger-এ বসে overflow আর scale বদলের বার্তা (INFO স্তরেও) জমায়; stop() logger-কে আগের মতো করে।"""
+
+    FILES = {"loss_scaler.py", "fused_optimizer.py", "unfused_optimizer.py"}   # যারা এই বার্তা লেখে
+
     def __init__(self):
-        super().__init__(level=logging.INFO)
+        super().__init__()
         self.messages = []
+        self.logger = logging.getLogger("DeepSpeed")
+        self.old_level = self.logger.level
+        self.logger.addHandler(self)
+        self.listen()
+
+    def listen(self) -> None:
+        """INFO স্তর আবার বসায়: নতুন engine-এর log_level logger আর তার সব handler-এর স্তর বদলে দেয়।"""
+        self.setLevel(logging.INFO)
+        self.logger.setLevel(logging.INFO)   # পর্দার handler-গুলোর নিজের স্তর (WARNING) বদলায় না
 
     def emit(self, record):
-        if record.filename in _SCALE_MESSAGE_FILES:
+        if record.filename in self.FILES:
             self.messages.append(record.getMessage().strip())
+
+    def stop(self) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self.old_level)
 
 
 @contextlib.contextmanager
@@ -328,25 +289,17 @@ def loss_scale_messages():
     scaler.update_scale(True)` → lines-এ "[deepspeed] OVERFLOW! Rank 0 Skipping step. ..."। পর্দায় বাড়তি
     কিছু ছাপে না; শেষে logger আগের অবস্থায় ফেরে। বার্তাগুলো আসে শুধু rank 0-তে (DeepSpeed-এর নিজের নিয়ম)।
     """
-    logger = logging.getLogger("DeepSpeed")
-    old_level, catcher = logger.level, _MessageCatcher()
-    logger.addHandler(catcher)
-    logger.setLevel(logging.INFO)
+    catcher = _MessageCatcher()
     try:
         yield catcher.messages
     finally:
-        logger.removeHandler(catcher)
-        logger.setLevel(old_level)
+        catcher.stop()
 
 
 @dataclass
 class LossScaleRow:
-    """LossScaleLog-এর একটি সারি: একটি optimizer step (accumulation-এর সীমানা) (পাঠ ০৫)।
-
-    step: এই step-এর পরে engine.global_steps; micro_steps: তখন পর্যন্ত মোট micro-batch;
-    scale: এই step-এর backward-এ loss যে scale-এ গুণ হয়েছিল (FP16 ছাড়া None); new_scale: step-এর পরের scale;
-    skipped: gradient-এ inf/NaN ছিল বলে DeepSpeed step বাদ দিয়েছে কি না; messages: তখন DeepSpeed-এর বার্তা।
-    """
+    """LossScaleLog-এর একটি সারি, একটি optimizer step (পাঠ ০৫): step = তখনকার engine.global_steps; scale: এই step-এর
+    backward-এ loss-এর scale (FP16 ছাড়া None); new_scale: পরের scale; skipped: inf/NaN-এ step বাদ পড়েছে কি না।"""
 
     step: int
     micro_steps: int
@@ -359,10 +312,8 @@ class LossScaleRow:
 class LossScaleLog:
     """প্রতিটি engine.step()-এর পরে record() ডাকো; accumulation-এর সীমানার step-গুলোর সারণি জমে (পাঠ ০৫)।
 
-    পড়া হয় DeepSpeed-এর নিজের অবস্থা থেকে: engine.global_steps, engine.micro_steps, engine.skipped_steps
-    (engine._take_model_step() optimizer.overflow দেখে বাড়ায়) আর loss_scale_of(engine)। capture_messages=True
-    হলে DeepSpeed-এর overflow-বার্তাও ("[deepspeed] OVERFLOW! Rank 0 Skipping step. ...") ধরে রাখে, পর্দায় বাড়তি
-    কিছু না ছাপিয়ে; close() (বা with-block শেষ) logger-কে আগের অবস্থায় ফেরায়।
+    পড়া হয় DeepSpeed-এর নিজের গোনা (engine.global_steps, micro_steps, skipped_steps) আর loss_scale_of(engine) থেকে।
+    capture_messages=True হলে DeepSpeed-এর overflow-বার্তাও ধরে রাখে, পর্দায় না ছাপিয়ে; close() logger ফেরায়।
     """
 
     def __init__(self, engine, capture_messages: bool = True):
@@ -370,24 +321,16 @@ class LossScaleLog:
         self.rows: list[LossScaleRow] = []
         self._scale = loss_scale_of(engine)
         self._global, _, self._skipped = _engine_counters(engine)
-        self._catcher = self._logger = self._old_level = None
-        if capture_messages:
-            self._logger = logging.getLogger("DeepSpeed")
-            self._old_level = self._logger.level
-            self._catcher = _MessageCatcher()
-            self._logger.addHandler(self._catcher)
-            self._logger.setLevel(logging.INFO)   # পর্দার handler-গুলোর নিজের স্তর (WARNING) বদলায় না
+        self._catcher = _MessageCatcher() if capture_messages else None
 
     def record(self) -> LossScaleRow | None:
         """engine.step()-এর ঠিক পরে ডাকো। সীমানার step হলে নতুন সারি ফেরত দেয়, নইলে None।"""
-        engine = self.engine
-        if self._catcher is not None:             # নতুন initialize logger-এর স্তর বদলে দিতে পারে
-            self._logger.setLevel(logging.INFO)
-            self._catcher.setLevel(logging.INFO)
-        global_steps, micro_steps, skipped_steps = _engine_counters(engine)
+        if self._catcher is not None:
+            self._catcher.listen()
+        global_steps, micro_steps, skipped_steps = _engine_counters(self.engine)
         if global_steps == self._global:
             return None
-        new_scale = loss_scale_of(engine)
+        new_scale = loss_scale_of(self.engine)
         messages = []
         if self._catcher is not None:
             messages, self._catcher.messages = self._catcher.messages, []
@@ -395,12 +338,6 @@ class LossScaleLog:
         self.rows.append(row)
         self._scale, self._global, self._skipped = new_scale, global_steps, skipped_steps
         return row
-
-    # সহজে আঁকা আর মেলানোর জন্য
-    @property
-    def steps(self) -> list:
-        """প্রতিটি সারির step (engine.global_steps)।"""
-        return [r.step for r in self.rows]
 
     @property
     def scales(self) -> list:
@@ -422,15 +359,10 @@ class LossScaleLog:
         """ধরা পড়া DeepSpeed-এর সব বার্তা, ক্রমে।"""
         return [m for r in self.rows for m in r.messages]
 
-    def as_dicts(self) -> list[dict]:
-        """সারিগুলো dict হিসেবে (JSON-এ লেখার জন্য)।"""
-        return [asdict(r) for r in self.rows]
-
     def close(self) -> None:
         """DeepSpeed-এর logger-কে আগের অবস্থায় ফেরায়; বারবার ডাকলেও ক্ষতি নেই।"""
         if self._catcher is not None:
-            self._logger.removeHandler(self._catcher)
-            self._logger.setLevel(self._old_level)
+            self._catcher.stop()
             self._catcher = None
 
     def __enter__(self):
@@ -442,8 +374,7 @@ class LossScaleLog:
     def __str__(self) -> str:
         lines = [f"{'step':>5} {'micro':>6} {'scale':>12} {'পরের scale':>12}  বাদ?"]
         for r in self.rows:
-            scale = "—" if r.scale is None else f"{r.scale:g}"
-            new = "—" if r.new_scale is None else f"{r.new_scale:g}"
+            scale, new = ("—" if s is None else f"{s:g}" for s in (r.scale, r.new_scale))
             lines.append(f"{r.step:>5} {r.micro_steps:>6} {scale:>12} {new:>12}  {'হ্যাঁ' if r.skipped else 'না'}")
         return "\n".join(lines)
 
@@ -453,20 +384,17 @@ class LossScaleLog:
 def model_state_bytes(engine) -> dict:
     """এই process-এ engine-এর "model state" কত বাইট — tensor গুনে, CPU-তেও চলে (পাঠ ০৫)।
 
-    params: মডেলের 16-বিট (বা FP32) ওজন; master_weights: optimizer যে FP32 কপি হালনাগাদ করে (ZeRO-তে এই
-    process-এর ভাগটুকু); optimizer_states: Adam-এর exp_avg আর exp_avg_sq; grads: এই মুহূর্তে মডেলের .grad-এ যা
-    আছে (backward-এর পরে আর step-এর আগে ডাকলে দেখা যায়; step-এর পরে শূন্য)। একই tensor দুবার গোনা হয় না
-    (যেমন TinyGPT-এর বাঁধা embedding)।
+    params: মডেলের ওজন; master_weights: optimizer-এর FP32 কপি (ZeRO-তে এই process-এর ভাগ); optimizer_states:
+    Adam-এর exp_avg আর exp_avg_sq; grads: এখন .grad-এ যা আছে (backward-এর পরে, step-এর আগে)। একই tensor দুবার
+    গোনা হয় না (যেমন TinyGPT-এর বাঁধা embedding)।
     """
     params = list(engine.module.parameters())
     basic = getattr(engine, "basic_optimizer", None) or engine.optimizer
-    master = [p for g in basic.param_groups for p in g["params"]]
-    param_ptrs = {p.data_ptr() for p in params}
-    master = [p for p in master if p.data_ptr() not in param_ptrs]     # FP32 engine-এ master = মডেলের ওজন নিজেই
-    states = optimizer_state_tensors(basic)
-    grads = [p.grad for p in params]
+    param_ptrs = {p.data_ptr() for p in params}            # FP32 engine-এ master = মডেলের ওজন নিজেই: বাদ
+    master = [p for g in basic.param_groups for p in g["params"] if p.data_ptr() not in param_ptrs]
     out = {"params": unique_tensor_bytes(params), "master_weights": unique_tensor_bytes(master),
-           "optimizer_states": unique_tensor_bytes(states), "grads": unique_tensor_bytes(grads)}
+           "optimizer_states": unique_tensor_bytes(optimizer_state_tensors(basic)),
+           "grads": unique_tensor_bytes([p.grad for p in params])}
     if engine.zero_optimization_stage() == 3:
         out.update(_zero3_weights(engine))
     out["total"] = out["params"] + out["master_weights"] + out["optimizer_states"] + out["grads"]
@@ -474,13 +402,9 @@ def model_state_bytes(engine) -> dict:
 
 
 def _zero3_weights(engine) -> dict:
-    """ZeRO-3-এ এই rank-এর ওজন আর FP32 master (পাঠ ০৯), tensor গুনে যা পাওয়া যায় না তা।
-
-    DeepSpeed 0.19.8-এর ZeRO-3 (stage3.py): ভাগ-করা ওজন module-এর parameter-এ থাকে না (p.numel() == 0; ভাগটি
-    p.ds_tensor, optimizer-এর fp16_partitioned_groups_flat-এর অংশ), ছোট parameter (stage3_param_persistence_threshold,
-    ডিফল্ট 1e5 উপাদানের নিচে) সব rank-এ পুরোটা থাকে; আর FP32 master (fp32_partitioned_groups_flat) optimizer-এর
-    param_groups-এ থাকে শুধু step-এর সময়টুকু। AdamW-এর state আর grads সাধারণ হিসাবেই আসে।
-    """
+    """ZeRO-3-এ এই rank-এর ওজন আর FP32 master (পাঠ ০৯): DeepSpeed 0.19.8-এ ভাগ-করা ওজনের p.numel() == 0, ভাগটি
+    optimizer-এর fp16_partitioned_groups_flat-এ (ছোট parameter সব rank-এ পুরোটা), আর FP32 master
+    (fp32_partitioned_groups_flat) param_groups-এ থাকে শুধু step-এর সময়টুকু।"""
     opt = engine.optimizer
     flat16 = getattr(opt, "fp16_partitioned_groups_flat", None)
     flat32 = getattr(opt, "fp32_partitioned_groups_flat", None)
@@ -494,13 +418,11 @@ def _zero3_weights(engine) -> dict:
 def forget_torch_autocast(config: dict | None = None) -> bool:
     """DeepSpeed-এর torch_autocast-এর process-জোড়া স্মৃতি মোছে, যদি নতুন config torch_autocast না চায় (পাঠ ০৫)।
 
-    DeepSpeed 0.19.8 কোনো engine-এ torch_autocast চালু হলে একটি module-স্তরের flag বসায়
-    (deepspeed.runtime.torch_autocast.TORCH_AUTOCAST_INITIALIZED, সঙ্গে তার dtype), আর কখনো নামায় না। তারপর একই
-    process-এর প্রতিটি ZeRO-1/2 optimizer (DeepSpeedZeroOptimizer) gradient reduce করে প্রতিটি ওজনের নিজের dtype-এ —
-    config-এর communication_data_type না দেখে; আর flag-এর dtype FP16 হলে নিজের একটি GradScaler-ও বসায়। নোটবুকে
-    (এক kernel, অনেক engine) তাই একবার torch_autocast চালালে পরের FP16 engine-এর FP32-এ জমানো যোগফল পাঠানোর
-    সময় FP16-এ round হয়: মাপা আপেক্ষিক ভুল ~2e-4, flag ছাড়া ~1e-9। deepspeed_engine.initialize প্রতিটি নতুন engine-এর আগে
-    এটা ডাকে। config-এ torch_autocast চালু থাকলে কিছু করে না। কিছু মুছলে True।
+    DeepSpeed 0.19.8 কোনো engine-এ torch_autocast চালু হলে module-স্তরের একটি flag বসায়
+    (deepspeed.runtime.torch_autocast.TORCH_AUTOCAST_INITIALIZED, সঙ্গে dtype) আর কখনো নামায় না। তারপর প্রতিটি
+    ZeRO-1/2 optimizer gradient reduce করে ওজনের নিজের dtype-এ, config-এর communication_data_type না দেখে: নোটবুকে
+    (এক kernel, অনেক engine) পরের FP16 engine-এর FP32 যোগফল FP16-এ round হয় (আপেক্ষিক ভুল ~2e-4, flag ছাড়া ~1e-9)।
+    initialize প্রতিটি নতুন engine-এর আগে এটা ডাকে। কিছু মুছলে True।
     """
     if ((config or {}).get("torch_autocast") or {}).get("enabled"):
         return False
@@ -516,10 +438,8 @@ def forget_torch_autocast(config: dict | None = None) -> bool:
 
 
 def restore_functional_linear() -> bool:
-    """ZeRO-3 engine torch.nn.functional.linear-এর জায়গায় নিজের মেমরি-বাঁচানো linear বসায় — গোটা process-এর জন্য
-    (DeepSpeed 0.19.8 নিজেই বলে: "This will persist unless manually reset")। engine ছাড়ার পরেও থেকে গেলে পরের
-    সব Linear তার ভেতর দিয়ে চলে, আর autograd-এর saved tensor-এর নাম (যেমন _saved_mat2) হারায়। torch-এর নিজেরটা ফেরাই।
-    ফেরালে True; ZeRO-3-এর linear বসানো না থাকলে (বা নাম না মিললে) কিছুই বদলায় না।"""
+    """torch.nn.functional.linear-এ torch-এর নিজেরটা ফেরায়; ফেরালে True (পাঠ ০৫, ০৯)। ZeRO-3 engine গোটা process-এ
+    নিজের linear বসায় ("This will persist unless manually reset"); থেকে গেলে autograd-এর saved tensor-এর নাম হারায়।"""
     try:
         from deepspeed.runtime.zero.linear import zero3_linear_wrap
         from deepspeed.runtime.zero.partition_parameters import InsertPostInitMethodToModuleSubClasses as patcher
@@ -534,20 +454,15 @@ def restore_functional_linear() -> bool:
 
 @contextlib.contextmanager
 def no_memory_report():
-    """engine বানানোর সময়টুকু BF16_Optimizer-এর see_memory_usage(force=True) বন্ধ রাখে।
-
-    DeepSpeed 0.19.8-এর BF16_Optimizer (BF16 + ZeRO 1 + FP32-এ জমানো) বানানোর সময় সেটি সাতবার ডাকে: প্রতিবার
-    gc.collect() (নোটবুকে প্রায় এক সেকেন্ড), print() দিয়ে মেমরির লাইন, আর GPU-র peak memory-র গোনা শূন্য করা —
-    শেষেরটা আমাদের মেমরির মাপ ভেঙে দিত। নাম না মিললে (অন্য সংস্করণ) কিছুই বদলাই না।
-    """
+    """engine বানানোর সময়টুকু BF16_Optimizer-এর see_memory_usage(force=True) বন্ধ রাখে (পাঠ ০৫): সেটি সাতবার
+    gc.collect() করে, মেমরির লাইন ছাপে আর GPU-র peak memory-র গোনা শূন্য করে — আমাদের মেমরির মাপ ভেঙে দিত।"""
     import deepspeed.runtime.bf16_optimizer as bf16_module
 
     original = getattr(bf16_module, "see_memory_usage", None)
-    if original is None:
-        yield
-        return
-    bf16_module.see_memory_usage = lambda *args, **kwargs: None
+    if original is not None:
+        bf16_module.see_memory_usage = lambda *args, **kwargs: None
     try:
         yield
     finally:
-        bf16_module.see_memory_usage = original
+        if original is not None:
+            bf16_module.see_memory_usage = original

@@ -3,20 +3,10 @@
     python -m mishran.engines.fsdp --world 2 --steps 3                  # চারটি policy, দুই process (gloo, CPU)
     python -m mishran.engines.fsdp --world 2 --steps 3 --policies bf16,fp32
 
-DeepSpeed ZeRO-3-এর মতো FSDP2-ও (`torch.distributed.fsdp.fully_shard`) ওজন, gradient আর optimizer state সব
-rank-এ ভাগ (shard) করে রাখে: forward-এর আগে একটি block-এর ওজন all-gather, backward-এর পরে gradient
-reduce-scatter। mixed precision আসে autocast থেকে নয়, `MixedPrecisionPolicy` থেকে: param_dtype (all-gather করা
-ওজন, তাই হিসাব, কোন dtype-এ), reduce_dtype (gradient-এর গড় কোন dtype-এ)। shard-করা ওজন থাকে মডেলের নিজের dtype-এ
-— FP32 মডেলে সেটাই FP32 মূল ওজন, আলাদা কপি লাগে না। POLICIES চারটি উপায় পাশাপাশি রাখে; "cast_first" সেই ভুল,
-যেখানে `model.to(torch.bfloat16)` আগে হয়ে যায়: তখন optimizer BF16 ওজনই হালনাগাদ করে, আর ছোট update হারিয়ে যায়
-(পাঠ ০১-এর lost update)।
-
-run() ddp_demo-র মতোই world টি gloo process চালায়, mishran.engines.gloo_workers.run_workers দিয়ে (TCPStore parent-এর,
-port 0; শেষে barrier, destroy_process_group, os._exit(0) — কেন, তা সেই মডিউলের docstring-এ)। প্রতিটি policy-তে প্রতিটি rank
-একই মডেল বানিয়ে shard করে, mishran.engines.amp.amp_step দিয়ে কয়েক step প্রশিক্ষণ দেয়, আর মাপে: কোথায় কোন dtype,
-এই rank কত বাইট ধরে রাখে, আর এক process-এর FP32 প্রশিক্ষণ থেকে ওজন কত দূরে; step-গুলো চলে কোর্সের একমাত্র loop-এ
-(mishran.engines.loop.run_steps)। ফল একটি FsdpReport; command line সেটা JSON-এ লেখে (mishran.cli.write_record)।
-GPU-তে (torchrun, NCCL) shard_model-ই যথেষ্ট: mesh=None মানে চালু process group-এর device mesh।
+FSDP2 (`fully_shard`) ওজন, gradient আর optimizer state সব rank-এ ভাগ করে; mixed precision আসে `MixedPrecisionPolicy`
+থেকে: param_dtype (all-gather করা ওজন, তাই হিসাব), reduce_dtype (gradient-এর গড়)। shard-করা ওজন থাকে মডেলের নিজের
+dtype-এ — FP32 মডেলে সেটাই মূল ওজন। run() world টি gloo process-এ প্রতিটি policy (POLICIES) চালিয়ে মাপে কোথায় কোন
+dtype, এই rank কত বাইট ধরে, আর এক process-এর FP32 প্রশিক্ষণ থেকে ওজন কত দূরে: একটি FsdpReport।
 """
 from __future__ import annotations
 
@@ -48,12 +38,10 @@ __all__ = ["POLICIES", "MODEL", "PROBE_LR", "REAL_REDUCE_N", "RankShard", "Polic
 
 POLICIES = {
     "fp32": "কোনো MixedPrecisionPolicy নেই: ওজন, হিসাব, gradient আর reduce সবই FP32 (মাপকাঠি)",
-    "bf16": "param_dtype=BF16, reduce_dtype=FP32: হিসাব BF16-এ, gradient-এর গড় FP32-এ, shard-করা ওজন FP32 "
-            "(প্রস্তাবিত)",
-    "bf16_reduce": "param_dtype=BF16, reduce_dtype=BF16: reduce-scatter-ও BF16-এ — অর্ধেক বাইট পাঠানো, কিন্তু "
-                   "গড়টা BF16-এর সূক্ষ্মতায়",
-    "cast_first": "ভুল: fully_shard-এর আগে model.to(torch.bfloat16), policy bf16 — shard-করা ওজনই BF16, FP32 "
-                  "মূল ওজন নেই",
+    "bf16": "param_dtype=BF16, reduce_dtype=FP32: হিসাব BF16-এ, gradient-এর গড় FP32-এ, shard-করা ওজন FP32 (প্রস্তাবিত)",
+    "bf16_reduce": "param_dtype=BF16, reduce_dtype=BF16: reduce-scatter-ও BF16-এ — অর্ধেক বাইট, কিন্তু গড় BF16-এর "
+                   "সূক্ষ্মতায়",
+    "cast_first": "ভুল: fully_shard-এর আগে model.to(torch.bfloat16) — shard-করা ওজনই BF16, FP32 মূল ওজন নেই",
 }
 """policy-র নাম → ছোট বর্ণনা (পাঠ ০৯)। নামগুলোই run()-এর policies আর নোটবুকের টেবিলের সারি।"""
 
@@ -81,13 +69,9 @@ class RankShard:
 
 @dataclass
 class PolicyResult:
-    """একটি policy-র মাপ (পাঠ ০৯)।
-
-    policy: MixedPrecisionPolicy-র চারটি ঘর; *_dtype: কোথায় কোন dtype (hook দিয়ে মাপা); per_rank: RankShard-এর
-    তালিকা; losses: প্রতি step, সব rank আর micro-batch-এর গড়; unchanged_fraction: PROBE_LR-এর বাড়তি step-এ ওজনের
-    কত ভাগ একটুও বদলায়নি; bytes_per_param: সব rank-এর মোট (ওজন + gradient + AdamW) ÷ Ψ;
-    max_abs_diff_vs_fp32_single: steps-এর পরে পুরো ওজন বনাম এক process-এর FP32 প্রশিক্ষণ।
-    """
+    """একটি policy-র মাপ (পাঠ ০৯): policy (MixedPrecisionPolicy-র ঘরগুলো), কোথায় কোন dtype (hook দিয়ে মাপা),
+    per_rank (RankShard), losses, unchanged_fraction (PROBE_LR-এর step-এ একটুও না-বদলানো ওজনের ভাগ),
+    bytes_per_param (সব rank-এর ওজন + gradient + AdamW ÷ Ψ), আর এক process-এর FP32 প্রশিক্ষণ থেকে সবচেয়ে বড় পার্থক্য।"""
 
     policy: dict
     sharded_param_dtype: str
@@ -105,8 +89,7 @@ class PolicyResult:
 
 @dataclass
 class RealReduce:
-    """আসল gloo allreduce বনাম এক CPU-র ring অনুকরণ (পাঠ ০৯, অংশ ৩): বিটে বিটে মেলে কি না, আর FP64-এর যোগফল থেকে
-    আপেক্ষিক ত্রুটি, BF16 আর FP32-এ; world টি rank, প্রতিটিতে n টি সংখ্যা।"""
+    """আসল gloo allreduce বনাম এক CPU-র ring অনুকরণ, BF16 আর FP32-এ: বিটে বিটে মেলে কি না, FP64 থেকে ত্রুটি (পাঠ ০৯)।"""
 
     world: int
     n: int
@@ -118,8 +101,7 @@ class RealReduce:
 
 @dataclass
 class FsdpReport:
-    """run()-এর ফল (পাঠ ০৯): run-এর মাপ, policies (নাম → PolicyResult), real_reduce (RealReduce), আর
-    gloo_workers.run_workers-এর attempts (কয়বার চেষ্টা) আর seconds। to_dict() JSON-এর জন্য, from_dict() তার উল্টো।"""
+    """run()-এর ফল (পাঠ ০৯): policies (নাম → PolicyResult), real_reduce, আর run_workers-এর attempts ও seconds।"""
 
     world_size: int
     backend: str
@@ -142,7 +124,7 @@ class FsdpReport:
 
     @classmethod
     def from_dict(cls, data: dict) -> FsdpReport:
-        """to_dict()-এর (বা `python -m mishran.engines.fsdp`-এর JSON-এর) উল্টো (পাঠ ০৯-এর নোটবুক এটাই পড়ে)।"""
+        """to_dict()-এর (বা command line-এর JSON-এর) উল্টো (পাঠ ০৯-এর নোটবুক এটাই পড়ে)।"""
         policies = {name: PolicyResult(**{**r, "per_rank": [RankShard(**x) for x in r["per_rank"]]})
                     for name, r in data["policies"].items()}
         return cls(**{**data, "policies": policies, "real_reduce": RealReduce(**data["real_reduce"])})
@@ -151,10 +133,8 @@ class FsdpReport:
 # ---------------------------------------------------------------- policy আর sharding
 
 def mp_policy(name) -> MixedPrecisionPolicy | None:
-    """policy-র নাম → fully_shard-এর MixedPrecisionPolicy; "fp32"-এ None (কোনো cast নেই) (পাঠ ০৯)।
-
-    "cast_first"-এর policy "bf16"-এরই: ভুলটা policy-তে নয়, fully_shard-এর আগের model.to(torch.bfloat16)-এ।
-    """
+    """policy-র নাম → fully_shard-এর MixedPrecisionPolicy; "fp32"-এ None (পাঠ ০৯)। "cast_first"-এর policy "bf16"-এরই:
+    ভুলটা policy-তে নয়, fully_shard-এর আগের model.to(torch.bfloat16)-এ।"""
     if name == "fp32":
         return None
     low, high = precision.dtype_of("bf16"), precision.dtype_of("fp32")
@@ -164,9 +144,8 @@ def mp_policy(name) -> MixedPrecisionPolicy | None:
 def shard_model(model, policy: str = "bf16", reshard_after_forward: bool = True, mesh=None):
     """মডেলের প্রতিটি block (model.transformer.h), তারপর পুরো মডেলকে fully_shard করে; মডেলটাই ফেরত দেয় (পাঠ ০৯)।
 
-    block ধরে আলাদা ভাগ: forward-এ একবারে একটি block-এর ওজনই পুরো (all-gather) হয়। বাকি ওজন (embedding,
-    lm_head, শেষের LayerNorm) root-এর ভাগে। "cast_first"-এ আগে model.to(torch.bfloat16) — ইচ্ছা করে করা ভুল।
-    mesh=None: চালু process group-এর device mesh (GPU থাকলে CUDA, নইলে CPU); যেকোনো world size, এক rank-ও চলে।
+    block ধরে আলাদা ভাগ: forward-এ একবারে একটি block-এর ওজনই পুরো (all-gather) হয়; বাকি ওজন root-এর ভাগে।
+    "cast_first"-এ আগে model.to(torch.bfloat16) — ইচ্ছা করে করা ভুল। mesh=None: চালু process group-এর device mesh।
     """
     if policy == "cast_first":
         model.to(precision.dtype_of("bf16"))
@@ -180,11 +159,8 @@ def shard_model(model, policy: str = "bf16", reshard_after_forward: bool = True,
 
 
 def gradient_sync(model):
-    """amp_step-এর `sync=`: FSDP2-এর no_sync — শেষ micro-step ছাড়া gradient-এর reduce-scatter বন্ধ (পাঠ ০৯)।
-
-    sync(i, k) i-তম micro-step-এর আগে model.set_requires_gradient_sync(i == k − 1) ডাকে; মাঝের micro-step-এ
-    gradient এই rank-এ জমে (reduce_dtype-এ), শেষটিতে একবারই reduce-scatter।
-    """
+    """amp_step-এর `sync=`: FSDP2-এর no_sync — মাঝের micro-step-এ gradient এই rank-এ জমে (reduce_dtype-এ), শেষটিতে
+    একবারই reduce-scatter (পাঠ ০৯)।"""
 
     @contextlib.contextmanager
     def sync(i: int, k: int):
@@ -250,8 +226,7 @@ def _new_model(data) -> TinyGPT:
 
 
 def _step(model, optimizer, batches: list, sync=None) -> torch.Tensor:
-    """একটি optimizer step, mishran.engines.amp.amp_step দিয়ে; autocast আর GradScaler বন্ধ — cast করে policy।
-    ফেরত: micro-batch-গুলোর loss-এর যোগফল (run_steps যা চায়)।"""
+    """একটি optimizer step, amp_step দিয়ে (autocast বন্ধ — cast করে policy); ফেরত: micro-batch-গুলোর loss-এর যোগফল।"""
     ctx, scaler = precision.autocast("cpu", "fp32"), precision.grad_scaler("cpu", "fp32")
     loss, _ = amp_step(model, optimizer, scaler, ctx, batches, sync=sync)
     return loss * len(batches)
@@ -259,8 +234,7 @@ def _step(model, optimizer, batches: list, sync=None) -> torch.Tensor:
 
 def _full_weights(model) -> list:
     """সব rank মিলে পুরো ওজন (DTensor.full_tensor(): সবাইকে একসঙ্গে ডাকতে হয়)।"""
-    return [p.full_tensor().detach().clone() if isinstance(p, DTensor) else p.detach().clone()
-            for p in model.parameters()]
+    return [(p.full_tensor() if isinstance(p, DTensor) else p).detach().clone() for p in model.parameters()]
 
 
 def _train_policy(name: str, rank: int, world: int, sizes: tuple, lr: float, data, mesh) -> dict:
@@ -277,10 +251,10 @@ def _train_policy(name: str, rank: int, world: int, sizes: tuple, lr: float, dat
 
     # loss সব rank আর সব micro-batch-এর গড় (run_steps নিজেই all_reduce করে)
     losses, _ = run_steps(lambda batches: _step(model, optimizer, batches, sync), next_batches, steps, "cpu")
-    params = list(model.parameters())
+    params, states = list(model.parameters()), optimizer_state_tensors(optimizer)
     mine = {"rank": rank, "param_numel": sum(_local(p).numel() for p in params), "param_bytes": _bytes(params),
-            "grad_bytes": seen["grad_bytes"], "optim_bytes": _bytes(optimizer_state_tensors(optimizer))}
-    out = {"sharded_param_dtype": _dtype(params), "optim_state_dtype": _dtype(optimizer_state_tensors(optimizer)),
+            "grad_bytes": seen["grad_bytes"], "optim_bytes": _bytes(states)}
+    out = {"sharded_param_dtype": _dtype(params), "optim_state_dtype": _dtype(states),
            "losses": losses, "weights": _full_weights(model)}
     for group in optimizer.param_groups:
         group["lr"] = PROBE_LR
@@ -307,24 +281,13 @@ def _reference(data, sizes: tuple, world: int, lr: float) -> list:
     return [p.detach() for p in model.parameters()]
 
 
-def _policy_fields(name: str) -> dict:
-    policy = mp_policy(name) or MixedPrecisionPolicy()
-
-    def dtype_name(dtype):
-        return None if dtype is None else precision.name_of(dtype)
-
-    return {"param_dtype": dtype_name(policy.param_dtype), "reduce_dtype": dtype_name(policy.reduce_dtype),
-            "output_dtype": dtype_name(policy.output_dtype), "cast_forward_inputs": policy.cast_forward_inputs}
-
-
 def _policy_report(name: str, r: dict, ref: list, psi: int) -> dict:
     # সব rank-এর গড় বাইট ÷ (Ψ / world) = সব rank-এর মোট বাইট ÷ Ψ
     total = sum(x["param_bytes"] + x["grad_bytes"] + x["optim_bytes"] for x in r["per_rank"])
     diff = max((a.double() - b.double()).abs().max().item() for a, b in zip(r["weights"], ref, strict=True))
-    keys = ("sharded_param_dtype", "compute_param_dtype", "block_output_dtype", "logits_dtype", "grad_dtype",
-            "optim_state_dtype", "per_rank", "losses", "unchanged_fraction")
-    return {"policy": _policy_fields(name), **{k: r[k] for k in keys},
-            "bytes_per_param": total / psi,
+    policy = {k: precision.name_of(v) if isinstance(v, torch.dtype) else v
+              for k, v in asdict(mp_policy(name) or MixedPrecisionPolicy()).items()}
+    return {"policy": policy, **{k: v for k, v in r.items() if k != "weights"}, "bytes_per_param": total / psi,
             "max_abs_diff_vs_fp32_single": diff}
 
 
@@ -359,21 +322,15 @@ def _work(rank: int, world: int, policies: tuple, sizes: tuple, lr: float) -> di
         return None
     ref, psi = _reference(data, sizes, world, lr), _new_model(data).num_parameters()
     steps, micro, accum = sizes
-    return {"world_size": world, "backend": dist.get_backend(), "torch_version": torch.__version__,
-            "steps": steps, "micro": micro, "accum": accum, "global_batch": micro * accum * world,
-            "num_params": psi, "lr": lr, "probe_lr": PROBE_LR,
-            "policies": {n: _policy_report(n, r, ref, psi) for n, r in results.items()},
+    return {"world_size": world, "backend": dist.get_backend(), "torch_version": torch.__version__, "steps": steps,
+            "micro": micro, "accum": accum, "global_batch": micro * accum * world, "num_params": psi, "lr": lr,
+            "probe_lr": PROBE_LR, "policies": {n: _policy_report(n, r, ref, psi) for n, r in results.items()},
             "real_reduce": real}
 
 
 def run(policies=tuple(POLICIES), world: int = 2, steps: int = 3, micro: int = 4, accum: int = 2,
         lr: float = 1e-3) -> FsdpReport:
-    """world টি gloo process-এ প্রতিটি policy চালিয়ে rank 0-এর ফল ফেরত দেয় (পাঠ ০৯)।
-
-    policies: POLICIES-এর নামগুলো; প্রতিটির PolicyResult আর আসল যোগের মিল (RealReduce) — FsdpReport-এ দেখো।
-    process চালানো, বন্ধ করা আর একবার আবার চেষ্টা mishran.engines.gloo_workers.run_workers-এর; attempts বলে কয়বার
-    লাগল।
-    """
+    """world টি gloo process-এ প্রতিটি policy (POLICIES-এর নাম) চালিয়ে rank 0-এর ফল ফেরত দেয় (পাঠ ০৯)।"""
     return FsdpReport.from_dict(run_workers(_work, world, (tuple(policies), (steps, micro, accum), lr)))
 
 
@@ -389,7 +346,8 @@ def _policy_names(text: str) -> tuple:
 
 def main(argv=None) -> int:
     """`python -m mishran.engines.fsdp`: run() চালিয়ে ফল JSON-এ লেখে, ডিফল্টে পর্দায় (পাঠ ০৯-এর নোটবুক এটাই পড়ে)।"""
-    p = argparse.ArgumentParser(description="FSDP2 আর MixedPrecisionPolicy: কোথায় কোন dtype, কত বাইট (পাঠ ০৯)")
+    p = argparse.ArgumentParser(prog="python -m mishran.engines.fsdp",
+                                description="FSDP2 আর MixedPrecisionPolicy: কোথায় কোন dtype, কত বাইট (পাঠ ০৯)")
     p.add_argument("--world", type=cli.positive_int, default=2, help="process-এর সংখ্যা (world size)")
     p.add_argument("--steps", type=cli.positive_int, default=3, help="optimizer step-এর সংখ্যা")
     p.add_argument("--micro", type=cli.positive_int, default=4, help="প্রতি rank-এ micro-batch-এর মাপ")

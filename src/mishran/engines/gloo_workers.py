@@ -2,23 +2,14 @@
 
     report = run_workers(work, world=2, args=(steps, micro))    # work(rank, world, steps, micro) → rank 0-এর dict
 
-mishran.engines.ddp (পাঠ ০৪) আর mishran.engines.fsdp (পাঠ ০৯) দুটোই এভাবে চলে। কঠিন অংশগুলো একবারই লেখা এখানে:
-
-- TCPStore (MASTER_PORT-এর ঠিকানা-বই) চালায় parent process, port 0 দিয়ে — port নিজেই বেছে নেয়, তাই "খালি port
-  খুঁজে ছেড়ে দেওয়া আর store-এর তা ধরা"-র মাঝের ফাঁকে অন্য কেউ port নিয়ে নিতে পারে না, আর store বেঁচে থাকে সব
-  worker শেষ হওয়া পর্যন্ত।
-- সব process এক মেশিনে, তাই gloo কথা বলে loopback-এ (নইলে সে hostname থেকে interface খোঁজে, আর কিছু container-এ
-  সেই ঠিকানায় পৌঁছানো যায় না: connectFullMesh failed); প্রতিটি worker একটি thread নেয়।
-- শেষের ক্রম (কেন পাঠ ০৪-এর ডেমো কখনো SIGABRT-এ মরত): worker-রা একসঙ্গে barrier-এ মেলে,
-  destroy_process_group() ডাকে, তারপর os._exit(0)-এ বেরোয়। DDP process group-এর Python reference রেখে দেয় যা
-  destroy_process_group() ছাড়ে না (torch 2.x-এ মাপা: প্রতি DDP-তে +10), তাই gloo-র thread (pt_gloo_runloop,
-  gloo_tcp_loop) বেঁচে থাকে; স্বাভাবিক interpreter shutdown তখন সেই thread-গুলোর সঙ্গে পাল্লা দেয় আর কখনো কখনো
-  `terminate called without an active exception`। os._exit সেই shutdown-টাই এড়ায়।
-- process group চালু না হলে বা কোনো worker মরে গেলে (যেমন ব্যস্ত যন্ত্রে সংযোগের সময় পেরিয়ে গেলে) একবার নতুন store
-  আর port নিয়ে আবার চেষ্টা; ফলের "attempts" বলে কয়বার লাগল।
-
-ডেমোগুলো ইচ্ছা করে gloo আর CPU-তে: GPU মেশিনেও একই কোড চলে। কয়েকটি GPU-তে NCCL চাইলে torchrun দিয়ে চালাও
-(mishran.engines.multi_gpu), এখানে নয়: এক GPU-তে দুই NCCL rank চলে না।
+mishran.engines.ddp (পাঠ ০৪) আর mishran.engines.fsdp (পাঠ ০৯) দুটোই এভাবে চলে। কঠিন অংশগুলো:
+- TCPStore (MASTER_PORT-এর ঠিকানা-বই) চালায় parent, port 0 দিয়ে: port নিজেই বেছে নেয় আর ধরে রাখে, তাই
+  "খালি port খুঁজে ছেড়ে দেওয়া" আর store-এর তা ধরার মাঝে অন্য কেউ port নিতে পারে না।
+- সব process এক মেশিনে, তাই gloo কথা বলে loopback-এ (নইলে কিছু container-এ connectFullMesh failed)।
+- শেষের ক্রম: barrier → destroy_process_group() → os._exit(0)। DDP process group-এর reference রেখে দেয়, তাই gloo-র
+  thread বেঁচে থাকে; স্বাভাবিক interpreter shutdown তাদের সঙ্গে পাল্লা দিয়ে কখনো কখনো SIGABRT-এ মরত
+  (`terminate called without an active exception`)। os._exit সেই shutdown-টাই এড়ায়।
+- process group চালু না হলে বা কোনো worker মরে গেলে একবার নতুন store আর port নিয়ে আবার চেষ্টা ("attempts")।
 """
 from __future__ import annotations
 
@@ -28,6 +19,7 @@ import socket
 import sys
 import tempfile
 from datetime import timedelta
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -51,45 +43,34 @@ def _use_loopback() -> None:
             os.environ["GLOO_SOCKET_IFNAME"] = loopback
 
 
-def _worker(rank: int, world: int, port: int, work, args: tuple, out_path: str):
+def _worker(rank: int, world: int, port: int, work, args: tuple, out_path: Path):
     _use_loopback()
     torch.set_num_threads(1)                 # কয়েকটি process, অল্প core: একে অপরের সঙ্গে কাড়াকাড়ি নয়
-    # store চালায় parent (run_workers); এখানে শুধু তার client
     store = dist.TCPStore("127.0.0.1", port, world_size=world, is_master=False, timeout=STORE_TIMEOUT)
     dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=STORE_TIMEOUT)
     try:
         report = work(rank, world, *args)
         if rank == 0:
-            with open(out_path, "w", encoding="utf-8") as f:
-                json.dump(report, f)
+            out_path.write_text(json.dumps(report), encoding="utf-8")
         dist.barrier()                       # rank 0 ফল লিখে ফেলেছে; সবাই একসঙ্গে শেষ করি
     finally:
         dist.destroy_process_group()
-    # কাজ শেষ, ফল লেখা হয়ে গেছে: interpreter shutdown ছাড়াই বেরোই (ওপরের docstring দেখো)
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
-
-
-def _spawn(world: int, port: int, work, args: tuple, out_path: str) -> None:
-    mp.spawn(_worker, args=(world, port, work, args, out_path), nprocs=world, join=True)
+    os._exit(0)                              # interpreter shutdown ছাড়াই (ওপরের docstring দেখো)
 
 
 def run_workers(work, world: int, args: tuple = ()) -> dict:
     """world টি gloo process-এ work(rank, world, *args) চালায়; rank 0 যা ফেরত দেয় (JSON-যোগ্য dict), সেটাই ফেরত,
-    সঙ্গে "attempts" আর "seconds" (পাঠ ০৪, ০৯)।
-
-    work হবে module-এর শীর্ষ স্তরের ফাংশন (নতুন process-এ pickle হয়ে যায়), আর args-ও pickle-যোগ্য।
-    """
+    সঙ্গে "attempts" আর "seconds" (পাঠ ০৪, ০৯)। work module-এর শীর্ষ স্তরের ফাংশন (নতুন process-এ pickle হয়)।"""
     start = mark("cpu")
     for attempt in (1, 2):
         with tempfile.TemporaryDirectory() as tmp:
-            out_path = os.path.join(tmp, "result.json")
-            # parent-এ TCPStore (port 0: OS একটি খালি port দেয়, ধরে রাখে), তারপর world টি worker
+            out_path = Path(tmp) / "result.json"
             store = dist.TCPStore("127.0.0.1", 0, world_size=None, is_master=True, wait_for_workers=False,
                                   timeout=STORE_TIMEOUT)
             try:
-                _spawn(world, store.port, work, args, out_path)
+                mp.spawn(_worker, args=(world, store.port, work, args, out_path), nprocs=world, join=True)
             except Exception as err:
                 if attempt == 2:
                     raise
@@ -98,12 +79,9 @@ def run_workers(work, world: int, args: tuple = ()) -> dict:
                 continue
             finally:
                 del store
-            with open(out_path, encoding="utf-8") as f:
-                report = json.load(f)
+            report = json.loads(out_path.read_text(encoding="utf-8"))
             break
-    report["attempts"] = attempt
-    report["seconds"] = round(seconds_between(start, mark("cpu")), 2)
-    return report
+    return {**report, "attempts": attempt, "seconds": round(seconds_between(start, mark("cpu")), 2)}
 
 
 def free_port() -> int:

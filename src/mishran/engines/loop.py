@@ -1,8 +1,7 @@
 """একটি optimizer step-এর চারপাশের loop, সব engine-এর জন্য একটাই: capstone, কয়েক-GPU-র launcher আর FSDP2 (পাঠ ০৫, ০৮, ০৯)।
 
-step নিজে engine-এর: PyTorch AMP-এ `amp_step`, DeepSpeed-এ `deepspeed_engine.engine_step`। loop শুধু চারপাশের কাজ করে —
-পরের micro-batch-গুলো আনা, সময় মাপা (mishran.timer), সব rank-এর loss যোগ করে গড়, আর প্রতিটি step-এর পরে
-ডাকনেওয়ালার কাজ (loss scale টুকে রাখা, held-out মূল্যায়ন, আগেভাগে থামা):
+step নিজে engine-এর (`amp_step`, `deepspeed_engine.engine_step`); loop আনে পরের micro-batch, মাপে সময়, নেয় সব rank-এর
+loss-এর গড়, আর ডাকে ডাকনেওয়ালার কাজ (held-out মূল্যায়ন, আগেভাগে থামা):
 
     losses, seconds = run_steps(lambda batches: engine_step(engine, batches), stream.next_step, steps=100,
                                 device=device, after_step=evaluate_every_50)
@@ -22,8 +21,7 @@ def run_steps(step, next_batches, steps: int, device, before_step=None, after_st
     - next_batches() → এই step-এর micro-batch-গুলোর তালিকা (এই rank-এর)।
     - step(micro_batches) → এই rank-এর micro-batch-গুলোর loss-এর যোগফল, device-এর এক সংখ্যার tensor।
     - before_step(i): step i-এর আগে (যেমন learning rate বসানো); after_step(i) → True হলে loop থামে (early stopping)।
-    process group চালু থাকলে loss সব rank থেকে যোগ হয় (all_reduce), তাই প্রতিটি rank একই গড় দেখে। সময়: step-এর
-    আগে sync, পরে loss-এর .item() (তাতেও sync) — একটি step-এর সব কাজ তার নিজের সময়ে পড়ে; next_batches() বাইরে।
+    সময়: step-এর আগে sync, পরে loss-এর .item() (তাতেও sync) — next_batches() সময়ের বাইরে।
     """
     distributed = torch.distributed.is_available() and torch.distributed.is_initialized()
     world = torch.distributed.get_world_size() if distributed else 1

@@ -5,19 +5,10 @@
     torchrun --nproc_per_node 2 -m mishran.engines.multi_gpu --engine fsdp2 --steps 40 --out fsdp2_n2.json
     python -m mishran.engines.multi_gpu --cpu --steps 3 --out smoke.json     # CPU-তে এক process (gloo), ছোট মডেল
 
-GPU-র সংখ্যা N যা-ই হোক, global batch একই থাকে: accumulation_steps = global_batch / (micro_batch × N)।
-প্রতিটি step-এর global batch একটি নির্দিষ্ট seed থেকে আসে আর N ভাগে ভাগ হয়, তাই N = 1 আর N = 2-এর loss
-একই নমুনার গড় — পার্থক্য শুধু যোগের ক্রমের rounding। প্রতিটি rank নিজের peak memory
-(torch.cuda.max_memory_allocated) আর model state-এর বাইট মাপে; rank 0 সব জড়ো করে JSON লেখে।
-launcher (deepspeed বা torchrun) প্রতিটি process-কে RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT দেয়
-(deepspeed আরও `--local_rank=...` argument জোড়ে); launcher ছাড়া চালালে mishran.engines.deepspeed_engine.start_process
-এক-process-এর env বসায়। মডেলের মাপ mishran.models.gpt.GPT_SIZES থেকে (CPU-তে tiny, GPU-তে h200); step-গুলো চলে
-কোর্সের একমাত্র loop-এ, mishran.engines.loop.run_steps।
-
-`--engine fsdp2` (পাঠ ০৯): একই মডেল, ডেটা, batch-এর ভাগ আর precision, কিন্তু DeepSpeed-এর বদলে
-mishran.engines.fsdp.shard_model (bf16 → "bf16" policy, fp32 → "fp32"), torch.optim.AdamW (DeepSpeed-এর পথের সংখ্যাতেই:
-deepspeed_config.ADAMW) আর mishran.engines.amp.amp_step, FSDP2-এর gradient-sync সুইচ সহ। FP16 এখানে চলে না:
-FSDP2-এর নিজের loss scaler নেই। শেষে দুই engine-ই একই held-out batch-গুলোয় loss মাপে (HELDOUT), সব rank একসঙ্গে।
+GPU-র সংখ্যা N যা-ই হোক, global batch একই (accumulation_steps = global_batch / (micro_batch × N)), আর একই seed থেকে
+আসে: N = 1 আর N = 2-এর loss একই নমুনার গড়, পার্থক্য শুধু যোগের ক্রমের rounding। প্রতিটি rank নিজের peak memory আর
+model state-এর বাইট মাপে; rank 0 সব জড়ো করে JSON লেখে। `--engine fsdp2` (পাঠ ০৯): একই মডেল, ডেটা আর precision,
+DeepSpeed-এর বদলে fsdp.shard_model আর amp_step (FP16 নয়: FSDP2-এর নিজের loss scaler নেই)।
 """
 from __future__ import annotations
 
@@ -55,8 +46,7 @@ _FSDP2_FP16 = ("FSDP2-এর পথে fp16 নেই (fp16 is not supported wit
 
 @dataclass
 class RankMemory:
-    """একটি rank-এর মাপ (পাঠ ০৫, ০৯): peak আর এখনকার GPU memory (CPU-তে None), আর model state-এর বাইট
-    (params, master_weights, optimizer_states, grads, total)।"""
+    """একটি rank-এর মাপ (পাঠ ০৫, ০৯): peak আর এখনকার GPU memory (CPU-তে None), আর model state-এর বাইট।"""
 
     rank: int
     device: str
@@ -67,13 +57,8 @@ class RankMemory:
 
 @dataclass
 class MultiGpuResult:
-    """run()-এর ফল, rank 0-এ (পাঠ ০৫, ০৯); to_dict() হলো `--out`-এর JSON, from_dict() তার উল্টো।
-
-    zero_stage: config-এর আসল stage (fsdp2-এ None); policy: FSDP2-এর policy (DeepSpeed-এ None); losses: প্রতি step-এ
-    সব rank-এর সব micro-batch-এর গড়; heldout_loss: শেষে HELDOUT-এর batch-গুলোয়; ms_per_step, tokens_per_s:
-    warmup_steps-এর পরের step-গুলোর (না থাকলে None); loss_scales, skipped_steps: DeepSpeed-এর loss scale-এর খাতা;
-    per_rank: প্রতিটি rank-এর RankMemory; zero_paper_bytes_per_gpu: ZeRO প্রবন্ধের হিসাব (fsdp2-এ None)।
-    """
+    """run()-এর ফল, rank 0-এ (পাঠ ০৫, ০৯); to_dict() হলো `--out`-এর JSON। zero_stage (fsdp2-এ None) আর policy
+    (DeepSpeed-এ None) বলে কোন engine; ms_per_step, tokens_per_s warmup_steps-এর পরের step-গুলোর (না থাকলে None)।"""
 
     engine: str
     world_size: int
@@ -113,11 +98,11 @@ class MultiGpuResult:
 
 def parse_args(argv=None):
     """`python -m mishran.engines.multi_gpu`-এর argument (পাঠ ০৫, ০৯); ভুল মানে এক লাইনের বার্তা, exit status 2।"""
-    p = argparse.ArgumentParser(description="DeepSpeed ZeRO বা FSDP2 দিয়ে TinyGPT (mishran, পাঠ ০৫, ০৯)")
+    p = argparse.ArgumentParser(prog="python -m mishran.engines.multi_gpu",
+                                description="DeepSpeed ZeRO বা FSDP2 দিয়ে TinyGPT (mishran, পাঠ ০৫, ০৯)")
     p.add_argument("--engine", default="deepspeed", choices=ENGINES, help="deepspeed (ZeRO) বা fsdp2 (PyTorch)")
     p.add_argument("--zero-stage", type=cli.non_negative_int, default=None, choices=list(deepspeed_config.ZERO_STAGES),
-                   help="শুধু deepspeed। ডিফল্ট: config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1, "
-                        "নইলে 0)")
+                   help="শুধু deepspeed; ডিফল্ট config_for_device-এর নিয়ম (১৬-বিটে accumulation > 1 বা FP16 হলে 1)")
     p.add_argument("--steps", type=cli.positive_int, default=30, help="optimizer step-এর সংখ্যা")
     p.add_argument("--global-batch", type=cli.positive_int, default=None, help="প্রতি step-এ মোট নমুনা (সব GPU মিলিয়ে)")
     p.add_argument("--micro-batch", type=cli.positive_int, default=None, help="প্রতি GPU-তে একবারে কয়টি নমুনা")
@@ -162,12 +147,7 @@ def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None
         precision: str = "auto", size: str | None = None, lr: float = 3e-4, seed: int = 0, warmup: int | None = None,
         cpu: bool = False, engine: str = "deepspeed") -> MultiGpuResult | None:
     """প্রশিক্ষণ চালায় আর ফল ফেরত দেয় (rank 0-তে MultiGpuResult, বাকিদের None); process group বন্ধ করে না (পাঠ ০৫, ০৯)।
-
-    precision একবারই ঠিক হয় ('auto' হলে mishran.precision.resolve), config তা থেকে বানানো, ফলাফলেও সেটাই।
-    zero_stage=None হলে stage ঠিক করে deepspeed_config.config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে
-    FP32-এ)। engine="fsdp2": একই মডেল, ডেটা আর precision FSDP2-এ (zero_stage None রাখো; fp16 চলে না)। size:
-    GPT_SIZES-এর নাম। দুই পথেই শেষে প্রতি rank-এর মাপ আর HELDOUT-এর batch-গুলোয় গড় loss।
-    """
+    zero_stage=None হলে stage ঠিক করে config_for_device (১৬-বিটে accumulation > 1 হলে 1: gradient জমে FP32-এ)।"""
     device, backend = deepspeed_engine.start_process(cpu)
     rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
     on_gpu = device.type == "cuda"
@@ -201,8 +181,7 @@ def run(zero_stage: int | None = None, steps: int = 30, global_batch: int | None
 
 
 def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
-    """DeepSpeed-এর পথ (পাঠ ০৫): config, engine, প্রতিটি step mishran.engines.deepspeed_engine.engine_step,
-    শেষে মেমরি আর held-out।"""
+    """DeepSpeed-এর পথ (পাঠ ০৫): config, engine, প্রতিটি step deepspeed_engine.engine_step, শেষে মেমরি আর held-out।"""
     config = deepspeed_config.config_for_device(micro_batch=plan.micro, accumulation_steps=plan.accum,
                                                 world_size=plan.world, zero_stage=plan.zero_stage,
                                                 precision=plan.precision, device=plan.device.type)
@@ -227,8 +206,7 @@ def _train_deepspeed(model, next_batches, plan: _Plan) -> dict:
 
 
 def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
-    """FSDP2-এর পথ (পাঠ ০৯): shard_model, AdamW (deepspeed_config.ADAMW), প্রতিটি step amp_step — cast করে policy,
-    autocast বন্ধ।"""
+    """FSDP2-এর পথ (পাঠ ০৯): shard_model, AdamW, প্রতিটি step amp_step — cast করে policy, autocast বন্ধ।"""
     device = plan.device
     mesh = init_device_mesh(device.type, (plan.world,))        # --cpu হলে GPU থাকলেও CPU-র mesh (gloo)
     shard_model(model.to(device), plan.precision, mesh=mesh)
@@ -256,21 +234,14 @@ def _train_fsdp2(model, next_batches, plan: _Plan) -> dict:
 
 
 def _deepspeed_clip_norm() -> float:
-    """DeepSpeed-এর পথ gradient-এর norm যেখানে কাটে (clip), FSDP2-এর পথও সেখানে (পাঠ ০৯)।
-
-    এই script-এর DeepSpeed config-এ "gradient_clipping" নেই, তাই DeepSpeed নিজের ডিফল্ট নেয়:
-    deepspeed.runtime.constants.GRADIENT_CLIPPING_DEFAULT (0.19.8-এ 1.0)। সংখ্যাটা সেখান থেকেই পড়া, যাতে দুই
-    engine একই নিয়মে চলে — এটা বাদ দিলে ২০ step পরে দুই engine-এর loss আলাদা হয়ে যায় (GPU-তে 3.41 বনাম 3.36)।
-    """
+    """DeepSpeed-এর পথ gradient-এর norm যেখানে কাটে (তার ডিফল্ট GRADIENT_CLIPPING_DEFAULT), FSDP2-এর পথও সেখানে (পাঠ
+    ০৯): এটা বাদ দিলে ২০ step পরে দুই engine-এর loss আলাদা হয়ে যায় (GPU-তে 3.41 বনাম 3.36)।"""
     from deepspeed.runtime.constants import GRADIENT_CLIPPING_DEFAULT
     return float(GRADIENT_CLIPPING_DEFAULT)
 
 
 def _batch_plan(global_batch: int | None, micro: int | None, world: int, on_gpu: bool) -> tuple[int, int, int]:
-    """(global batch, micro, accumulation): N বাড়লে accumulation কমে, global batch একই থাকে।
-
-    না দিলে GPU-তে 64 আর 8, CPU-তে 16 আর 4।
-    """
+    """(global batch, micro, accumulation): N বাড়লে accumulation কমে। না দিলে GPU-তে 64 আর 8, CPU-তে 16 আর 4।"""
     global_batch = global_batch or (64 if on_gpu else 16)
     micro = micro or (8 if on_gpu else 4)
     if global_batch % (micro * world):
@@ -283,13 +254,11 @@ def _heldout_loss(model, plan: _Plan) -> float:
     """HELDOUT-এর val batch-গুলোয় গড় loss: eval mode, gradient ছাড়া; প্রতিটি rank একই batch (ZeRO-3 আর FSDP2-এ
     forward-এর all-gather সবাই মিলে করে), তারপর rank-গুলোর গড়।"""
     generator = torch.Generator().manual_seed(HELDOUT["seed"])
-    total = torch.zeros((), device=plan.device)
+    batches = [plan.data.get_batch("val", HELDOUT["batch_size"], plan.block_size, generator=generator)
+               for _ in range(HELDOUT["batches"])]
     model.eval()
     with torch.no_grad():
-        for _ in range(HELDOUT["batches"]):
-            x, y = plan.data.get_batch("val", HELDOUT["batch_size"], plan.block_size, generator=generator)
-            _, loss = model(x.to(plan.device), y.to(plan.device))
-            total += loss.float()
+        total = sum(model(x.to(plan.device), y.to(plan.device))[1].float() for x, y in batches)
     model.train()
     torch.distributed.all_reduce(total)
     return total.item() / (HELDOUT["batches"] * plan.world)
@@ -313,9 +282,7 @@ def main(argv=None) -> MultiGpuResult | None:
         os.environ.setdefault("DS_ACCELERATOR", "cpu")         # GPU থাকলেও DeepSpeed-এর CPU accelerator
     elif not torch.cuda.is_available():
         print("GPU পাওয়া যায়নি; CPU-তে চলছে (gloo, BF16)।")
-    r = run(zero_stage=args.zero_stage, steps=args.steps, global_batch=args.global_batch,
-            micro_batch=args.micro_batch, precision=args.precision, size=args.size, lr=args.lr, seed=args.seed,
-            warmup=args.warmup, cpu=args.cpu, engine=args.engine)
+    r = run(**{k: v for k, v in vars(args).items() if k not in ("out", "local_rank")})
     if r is not None:
         who = f"ZeRO {r.zero_stage}" if r.engine == "deepspeed" else "FSDP2"
         print(f"{who}, {r.world_size} process, {r.precision}, Ψ = {r.num_params:,}: loss "
@@ -323,8 +290,7 @@ def main(argv=None) -> MultiGpuResult | None:
               + (f", {r.ms_per_step:.1f} ms/step" if r.ms_per_step else ""))
         if r.per_rank[0].peak_memory_bytes is not None:
             print("প্রতি GPU-র peak memory (MiB):", [round(p.peak_memory_bytes / 2 ** 20, 1) for p in r.per_rank])
-        print("প্রতি rank-এর model state (MiB):",
-              [round(p.model_state_bytes["total"] / 2 ** 20, 2) for p in r.per_rank])
+        print("প্রতি rank-এর model state (MiB):", [round(p.model_state_bytes["total"] / 2 ** 20, 2) for p in r.per_rank])
         cli.write_record(r, args.out)
     torch.distributed.barrier()
     torch.distributed.destroy_process_group()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from .core import Verdict, blank_verdict, is_blank, say
+from .core import Verdict, choice_answer, say
 
 __all__ = ["MODEL_CHOICES", "GROWTH_CHOICES", "FORMAT_CHOICES", "check_largest_model", "check_batch_prediction",
            "check_smaller_error"]
@@ -30,17 +30,7 @@ def _params(choice: str) -> int:
 def _adam_state_bytes_per_param() -> int:
     """Adam-সহ প্রশিক্ষণে model state, প্রতি প্যারামিটারে: FP32 ওজন + FP32 gradient + দুই FP32 moment।
     AMP (autocast)-এ ওজন FP32-ই থাকে, তাই একই সংখ্যা।"""
-    four = torch.empty(0, dtype=torch.float32).element_size()
-    return four + four + 2 * four
-
-
-def _choice(answer, choices, what):
-    if is_blank(answer):
-        return None, blank_verdict()
-    if answer not in choices:
-        return None, say(False, f"{what}: এর একটি বেছে নাও (choose one of) {', '.join(map(repr, choices))}; "
-                                f"পেয়েছি {answer!r}।")
-    return answer, None
+    return 4 * torch.empty(0, dtype=torch.float32).element_size()
 
 
 def _cast_copy_bytes_per_param(dtype: torch.dtype = torch.bfloat16) -> float:
@@ -61,7 +51,7 @@ def check_largest_model(answer, gpu_gib: float = 24, activation_gib: float = 8) 
     activation_gib শুধু activation-এর; autocast-এর cast copy (ওজনের ১৬-বিট কপি, forward থেকে backward পর্যন্ত
     থাকে) তার বাইরে, model state-এর সঙ্গে বাকি জায়গায় — পাঠ ০৩-এর অনুশীলনী ২-এর মতোই আলাদা গোনা।
     মডেলের প্রায় সব ওজন matmul-এর (Linear) বলে ধরা হয়।"""
-    answer, early = _choice(answer, MODEL_CHOICES, "মডেলের মাপ")
+    answer, early = choice_answer(answer, MODEL_CHOICES, "মডেলের মাপ")
     if early is not None:
         return early
     budget = (gpu_gib - activation_gib) * 2 ** 30
@@ -102,10 +92,8 @@ def _nearest(ratio: float) -> str:
 
 def check_batch_prediction(states, activations, batch_size: int = 4) -> Verdict:
     """অনুশীলনী ০০.২: batch দ্বিগুণ করলে model state আর activation কী হয় — অনুমান, তারপর মেপে যাচাই।"""
-    if is_blank(states) or is_blank(activations):
-        return blank_verdict()
     for value in (states, activations):
-        _, early = _choice(value, GROWTH_CHOICES, "অনুমান")
+        _, early = choice_answer(value, GROWTH_CHOICES, "অনুমান")
         if early is not None:
             return early
     s1, a1 = _measure(batch_size)
@@ -129,7 +117,7 @@ def _autocast_error(dtype: torch.dtype) -> float:
 
 def check_smaller_error(answer) -> Verdict:
     """অনুশীলনী ০০.৩: একই matmul-এ autocast FP16 আর BF16 — কোনটির ত্রুটি কম (অনুমান, তারপর CPU-তে চালিয়ে)।"""
-    answer, early = _choice(answer, FORMAT_CHOICES, "ফরম্যাট")
+    answer, early = choice_answer(answer, FORMAT_CHOICES, "ফরম্যাট")
     if early is not None:
         return early
     errors = {"fp16": _autocast_error(torch.float16), "bf16": _autocast_error(torch.bfloat16)}

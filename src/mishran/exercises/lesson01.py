@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mishran.numerics import formats
 
-from .core import Verdict, blank_verdict, check_number, is_blank, say
+from .core import Verdict, blank_verdict, check_number, function_answer, is_blank, say
 
 __all__ = ["check_fp16_bits_value", "check_bf16_round", "check_first_unrepresentable_integer", "check_e4m3_max",
            "check_fp16_decoder", "check_sum_stall", "RANGE_FORMATS", "check_formats_for_range"]
@@ -49,10 +49,9 @@ def check_e4m3_max(answer) -> Verdict:
 
 def check_fp16_decoder(decoder: Callable[[int], float]) -> Verdict:
     """অনুশীলনী ০১.৫: নিজের লেখা FP16 decoder সব ৬৫,৫৩৬টি প্যাটার্নে যাচাই।"""
-    if is_blank(decoder):
-        return blank_verdict()
-    if not callable(decoder):
-        return say(False, f"একটি ফাংশন চাই (a function) যা 16-বিট পূর্ণসংখ্যা নিয়ে float ফেরত দেয়; পেয়েছি {decoder!r}।")
+    early = function_answer(decoder, "যা 16-বিট পূর্ণসংখ্যা নিয়ে float ফেরত দেয়")
+    if early is not None:
+        return early
     for pattern in range(2 ** 16):
         want = formats.decode_bits(pattern, "fp16").value
         try:
@@ -71,10 +70,8 @@ def check_fp16_decoder(decoder: Callable[[int], float]) -> Verdict:
 # ---------- পাঠ ০১ (আরও): যোগফল জমানো (accumulation) ----------
 
 def _sum_stall(fmt, addend, max_steps: int = 1_000_000) -> float:
-    """fmt-এ ০ থেকে বারবার addend যোগ করলে (প্রতি যোগের পর round) যোগফল যেখানে আটকে যায়।
-
-    দুটি সংখ্যাই ছোট ফরম্যাটের, তাই float64-এ s + a নির্ভুল; তারপর round_to একটি ছোট-ফরম্যাটের যোগ।
-    """
+    """fmt-এ ০ থেকে বারবার addend যোগ করলে (প্রতি যোগের পর round) যোগফল যেখানে আটকে যায়। দুটি সংখ্যাই ছোট
+    ফরম্যাটের, তাই float64-এ s + a নির্ভুল; তারপর round_to মানে একটি ছোট-ফরম্যাটের যোগ।"""
     a = formats.round_to(addend, fmt)
     s = 0.0
     for _ in range(max_steps):
@@ -98,9 +95,8 @@ def check_sum_stall(fmt: str, addend: float, answer) -> Verdict:
 
 
 def check_formats_for_range(smallest: float, largest: float, answer) -> Verdict:
-    """অনুশীলনী ০১.৪: কোন ফরম্যাটে, scale ছাড়া, smallest আর largest দুটোই শূন্য/inf/NaN না হয়ে টেকে।
-
-    সত্যটা আসে formats.round_to থেকে (বিট-বিন্যাসের নিয়মে round), কোনো লেখা উত্তর থেকে নয়।"""
+    """অনুশীলনী ০১.৪: কোন ফরম্যাটে, scale ছাড়া, smallest আর largest দুটোই শূন্য/inf/NaN না হয়ে টেকে (সত্যটা
+    formats.round_to থেকে)।"""
     if is_blank(answer):
         return blank_verdict()
     try:

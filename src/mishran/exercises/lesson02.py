@@ -4,12 +4,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from mishran.numerics import formats
+import torch
 
-from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, say
+from mishran.numerics import formats
+from mishran.numerics.scaling import DeepSpeedLossScaler, DynamicLossScaler, LossScaleAtMinimumError, underflow_report
+
+from .core import Verdict, check_number, finite_number, function_answer, say
 
 __all__ = ["check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
            "check_zeroed_fraction", "check_scaled_clip_step"]
+
 
 def _overflow_flags(sequence) -> list[bool]:
     """'..x.xx' (বিন্দু = ঠিকঠাক ধাপ, x = overflow) বা bool-এর list → bool-এর list।"""
@@ -27,20 +31,17 @@ def check_min_normal_scale(grad: float, answer) -> Verdict:
     g = abs(float(grad))
     if not (g > 0 and math.isfinite(g)):
         raise ValueError(f"grad হবে শূন্য নয় এমন সসীম সংখ্যা; পেয়েছি {grad!r}")
-    k = max(0, math.ceil(math.log2(f.min_normal / g)))
-    while g * 2.0 ** k < f.min_normal:               # log2-এর rounding সামলাতে
+    k = 0
+    while math.ldexp(g, k) < f.min_normal:          # ২-এর ঘাতে গুণ নির্ভুল, তাই সীমানাতেও ঠিক
         k += 1
-    while k > 0 and g * 2.0 ** (k - 1) >= f.min_normal:
-        k -= 1
     hint = (f"FP16-এর সবচেয়ে ছোট normal 2^{f.emin} ≈ {f.min_normal:.3g}; {g:g} × S তার সমান বা বড় হওয়া চাই, আর S একটি "
             "২-এর ঘাত। S-কে একবার করে দ্বিগুণ করলে গুণফলও দ্বিগুণ হয়: কোন ঘাতে সে প্রথম সীমা পেরোয়, আর তার ঠিক আগেরটিতে "
             "কেন পেরোয় না — দুটোই যাচাই করো।")
     a = finite_number(answer)
-    a = a if a is not None and a > 0 else None           # ধনাত্মক সসীম সংখ্যা, নইলে None
-    if a is not None and not math.log2(a).is_integer():
+    if a is not None and a > 0 and not math.log2(a).is_integer():
         return say(False, f"{answer!r} 2-এর ঘাত নয় (not a power of two)। loss scale সবসময় 2-এর ঘাত নেওয়া হয়, "
                           "কারণ তাতে গুণ-ভাগ নির্ভুল (শুধু exponent বদলায়)। " + hint)
-    if a is not None and a < 2.0 ** k:
+    if a is not None and 0 < a < 2.0 ** k:
         hint = f"এই S-এ {g:g} × S এখনো normal পরিসরের নিচে (subnormal বা শূন্য)। " + hint
     elif a is not None and a > 2.0 ** k:
         hint = "এই S-এ গুণফল normal পরিসরে ঢোকে, কিন্তু আরও ছোট একটি ২-এর ঘাতেও ঢোকে। " + hint
@@ -49,8 +50,6 @@ def check_min_normal_scale(grad: float, answer) -> Verdict:
 
 def check_pytorch_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, growth_interval: int = 2000) -> Verdict:
     """অনুশীলনী ০২.২: overflow-এর একটি ধারার পরে torch.amp.GradScaler-এর scale কত।"""
-    from mishran.numerics.scaling import DynamicLossScaler
-
     flags = _overflow_flags(sequence)
     s = DynamicLossScaler(init_scale=init_scale, growth_interval=growth_interval)
     for f in flags:
@@ -64,8 +63,6 @@ def check_pytorch_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, g
 def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16, scale_window: int = 1000,
                                 hysteresis: int = 2, min_scale: float = 1.0) -> Verdict:
     """অনুশীলনী ০২.৩: একই ধারার পরে DeepSpeed-এর loss scale কত (hysteresis-সহ)।"""
-    from mishran.numerics.scaling import DeepSpeedLossScaler, LossScaleAtMinimumError
-
     flags = _overflow_flags(sequence)
     s = DeepSpeedLossScaler(init_scale=init_scale, scale_window=scale_window, hysteresis=hysteresis,
                             min_scale=min_scale)
@@ -83,8 +80,6 @@ def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16,
 
 def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0) -> Verdict:
     """অনুশীলনী ০২.৪: একটি tensor-কে fmt-এ (scale দিয়ে গুণ করে) রাখলে কত ভাগ শূন্যে মুছে যায় (underflow to zero)।"""
-    from mishran.numerics.scaling import underflow_report
-
     r = underflow_report(values, fmt, scale)
     f = formats.get_format(fmt)
     hint = (f"পাঠ ০১-এর ৫.৩ আবার দেখো: {f.label}-এ কোন মাপের নিচে একটি মান round হয়ে ঠিক ০ হয় — আর ঠিক সীমায় "
@@ -93,11 +88,8 @@ def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0)
                         hint, rel_tol=1e-9)
 
 
-
 def _clip_setup(init_scale: float = 2.0 ** 10):
     """অনুশীলনী ০২.৫-এর ছোট সমস্যা: একটি Linear, SGD, GradScaler আর স্থির ডেটা (প্রতিবার একই)।"""
-    import torch
-
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -109,8 +101,6 @@ def _clip_setup(init_scale: float = 2.0 ** 10):
 
 def _clipped_by_hand(model, x, y, max_norm: float, lr: float = 0.1):
     """ঠিক উত্তর হাতে: আসল gradient, clip, SGD — (clip-এর পরের ওজন, clip ছাড়া যা হতো)।"""
-    import torch
-
     ref = torch.nn.Linear(4, 1)
     ref.load_state_dict(model.state_dict())
     torch.nn.functional.mse_loss(ref(x), y).backward()
@@ -129,8 +119,6 @@ def _max_moved(params, others) -> float:
 
 def _normal_step_mistake(step_fn) -> Verdict | None:
     """(ক) স্বাভাবিক ধাপে ওজন ঠিক ততটা নড়ে কি না, যতটা আসল gradient clip করলে নড়ার কথা; ভুলে তার Verdict।"""
-    import torch
-
     model, opt, scaler, x, y = _clip_setup()
     clipped, unclipped = _clipped_by_hand(model, x, y, 0.1)
     loss = torch.nn.functional.mse_loss(model(x), y)
@@ -154,8 +142,6 @@ def _normal_step_mistake(step_fn) -> Verdict | None:
 
 def _overflow_step_mistake(step_fn) -> Verdict | None:
     """(খ) loss inf হলে ধাপ বাদ যায় আর scale অর্ধেক হয় কি না; ভুলে তার Verdict।"""
-    import torch
-
     model, opt, scaler, x, y = _clip_setup()
     before = [p.detach().clone() for p in model.parameters()]
     loss = torch.nn.functional.mse_loss(model(x), y) * math.inf
@@ -173,17 +159,12 @@ def _overflow_step_mistake(step_fn) -> Verdict | None:
 
 
 def check_scaled_clip_step(step_fn: Callable) -> Verdict:
-    """অনুশীলনী ০২.৫: GradScaler-সহ একটি ধাপ, যেখানে gradient clipping আছে — ক্রম ঠিক কি না।
-
-    step_fn(model, optimizer, scaler, loss, max_norm) একটি পুরো ধাপ করবে: backward, clipping, optimizer step,
-    scaler-এর হালনাগাদ। যাচাই হয় দুইভাবে: (ক) স্বাভাবিক ধাপে ওজন ঠিক ততটা নড়ে যতটা আসল (unscale করা)
-    gradient clip করলে নড়ার কথা; (খ) gradient-এ inf এলে ওজন নড়ে না আর scale অর্ধেক হয়।
-    """
-    if is_blank(step_fn):
-        return blank_verdict()
-    if not callable(step_fn):
-        return say(False, "একটি ফাংশন চাই: def my_step(model, optimizer, scaler, loss, max_norm): ...; "
-                          f"পেয়েছি {step_fn!r}")
+    """অনুশীলনী ০২.৫: GradScaler-সহ একটি পুরো ধাপ (backward, clipping, optimizer step, scaler-এর হালনাগাদ) —
+    step_fn(model, optimizer, scaler, loss, max_norm)। যাচাই: (ক) ওজন ঠিক ততটা নড়ে যতটা আসল (unscale করা) gradient
+    clip করলে নড়ার কথা; (খ) gradient-এ inf এলে ওজন নড়ে না আর scale অর্ধেক হয়।"""
+    early = function_answer(step_fn, "def my_step(model, optimizer, scaler, loss, max_norm): ...")
+    if early is not None:
+        return early
     for mistake in (_normal_step_mistake, _overflow_step_mistake):  # Verdict(False) নিজেই মিথ্যা, তাই `or` নয়
         verdict = mistake(step_fn)
         if verdict is not None:

@@ -1,8 +1,7 @@
 """পাঠ ০৪ (gradient জমানো, gradient accumulation) অনুশীলনীর যাচাই।
 
-উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — উদাহরণের ভার autograd চালিয়ে মেপে (প্রতিটি
-উদাহরণের loss একটি আলাদা ওজন, তাই সেই ওজনের gradient-ই তার ভার), allreduce-এর সংখ্যা একটি আসল DDP-তে লুপ
-চালিয়ে গুনে, বাজেট হাতে হিসাব করে।
+উত্তর কোথাও লেখা নেই: উদাহরণের ভার autograd চালিয়ে মাপা (প্রতিটি উদাহরণের loss একটি আলাদা ওজন, তার gradient-ই
+তার ভার), allreduce একটি আসল DDP-তে লুপ চালিয়ে গোনা, বাজেট হাতে হিসাব করা।
 """
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ PARTIAL_STEP = {"sizes": (8, 8, 6), "k": 4}
 
 
 def _example_weights(sizes, k: int) -> torch.Tensor:
-    """loss / k নিয়মে প্রতিটি উদাহরণের ভার, autograd চালিয়ে মাপা: উদাহরণ i-এর loss একটি আলাদা ওজন θ_i, তাই
-    জমানো gradient-এ θ_i-এর gradient-ই তার ভার।"""
+    """loss / k নিয়মে প্রতিটি উদাহরণের ভার: উদাহরণ i-এর loss একটি আলাদা ওজন θ_i, জমানো gradient-এ তার gradient।"""
     theta = torch.zeros(sum(sizes), dtype=torch.float64, requires_grad=True)
     for part in theta.split(list(sizes)):
         (part.mean() / k).backward(retain_graph=True)
@@ -93,8 +91,7 @@ def _count_allreduces(loop: str, steps: int, accum: int) -> int:
     try:
         return _run_counted(loop, steps, accum)
     finally:
-        # DDP model is gone by now (_run_counted returned): a DDP whose Reducer outlives its process group
-        # hung in about one of ten runs when it was freed afterwards
+        # DDP মডেল এখানে আর নেই (_run_counted ফিরেছে): group-এর পরে ছাড়া DDP দশবারে প্রায় একবার আটকে যেত
         if own_group:
             gc.collect()                      # DDP-র কোনো reference-চক্র থাকলে তাও group-এর আগে যায়
             dist.destroy_process_group()
@@ -216,8 +213,8 @@ RANK_TOKENS = (12, 60)
 
 
 def _rank_mean_weights(tokens) -> torch.Tensor:
-    """প্রতিটি process নিজের token-গুলোর গড় loss নেয়, DDP gradient গড় করে: প্রতিটি token-এর ভার, autograd চালিয়ে
-    মাপা (token t-এর loss একটি আলাদা ওজন θ_t; প্রতিটি process-এর মডেলের কপি একই θ দেখে)।"""
+    """প্রতিটি process নিজের token-এর গড় loss নেয়, DDP gradient গড় করে: প্রতিটি token-এর ভার, autograd চালিয়ে
+    মাপা (token t-এর loss একটি আলাদা ওজন θ_t)।"""
     grads = []
     for rank, part in enumerate(tokens):
         theta = torch.zeros(sum(tokens), dtype=torch.float64, requires_grad=True)

@@ -1,28 +1,25 @@
 """পাঠ ০৫ (DeepSpeed engine) অনুশীলনীর যাচাই: কম GPU-তে config, শুরুর বাদ-পড়া ধাপ, ZeRO-র মেমরি, সীমানার লুপ।
 
-উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — config-এর ব্যাচ DeepSpeed-এর নিজের DeepSpeedConfig-কে
-জিজ্ঞেস করে, বাদ-পড়া ধাপ DeepSpeed-এর নিয়মের loss scaler চালিয়ে, লুপের ফল একটি আসল engine চালিয়ে।
+উত্তর কোথাও লেখা নেই: config-এর ব্যাচ আসে DeepSpeed-এর নিজের DeepSpeedConfig থেকে, বাদ-পড়া ধাপ DeepSpeed-এর
+নিয়মের loss scaler চালিয়ে, লুপের ফল একটি আসল engine চালিয়ে।
 """
 from __future__ import annotations
 
 import copy
 import functools
 import math
+from dataclasses import dataclass
 
 import torch
 
+from mishran.engines.deepspeed_config import zero_model_state_bytes
 from mishran.numerics import formats
+from mishran.numerics.scaling import DeepSpeedLossScaler
 
-from .core import Verdict, blank_verdict, check_fields, check_number, dict_answer, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, check_number, choice_answer, dict_answer, is_blank, say
 
-__all__ = [
-    "BOUNDARY_ONLY_LOOP",
-    "CONFIGS_FOR_8_GPUS",
-    "check_boundary_only_loop",
-    "check_config_on_fewer_gpus",
-    "check_initial_skipped_steps",
-    "check_smallest_zero_stage",
-]
+__all__ = ["BOUNDARY_ONLY_LOOP", "CONFIGS_FOR_8_GPUS", "check_boundary_only_loop", "check_config_on_fewer_gpus",
+           "check_initial_skipped_steps", "check_smallest_zero_stage"]
 
 # ---------------------------------------------------------------- ০৫.১: একই config, কম GPU
 
@@ -35,11 +32,11 @@ CONFIGS_FOR_8_GPUS = {
 """অনুশীলনী ০৫.১: ৮টি GPU-র জন্য লেখা চারটি config-এর ব্যাচের অংশ — ৮টিতে চারটিই একই: ৫১২ = ১৬ × ৪ × ৮।"""
 
 
+@dataclass
 class _DataParallelOnly:
     """DeepSpeedConfig-কে world size জানানোর সবচেয়ে ছোট mpu: শুধু data parallel-এর মাপ।"""
 
-    def __init__(self, world_size: int):
-        self.world_size = world_size
+    world_size: int
 
     def get_data_parallel_world_size(self) -> int:
         return self.world_size
@@ -71,11 +68,9 @@ def _describe(result: dict | str) -> str:
 def check_config_on_fewer_gpus(answer, gpus: int = 2, max_micro: int = 16, target: int = 512) -> Verdict:
     """অনুশীলনী ০৫.১: CONFIGS_FOR_8_GPUS-এর কোনটি gpus-টি GPU-তেও কার্যকর ব্যাচ target রাখে, micro-batch max_micro-র
     বেশি না করে (বিকল্প A–D); সত্যটা DeepSpeed-এর নিজের DeepSpeedConfig থেকে।"""
-    if is_blank(answer):
-        return blank_verdict()
-    key = str(answer).strip().upper()
-    if key not in CONFIGS_FOR_8_GPUS:
-        return say(False, f"উত্তর হবে একটি অক্ষর: {', '.join(CONFIGS_FOR_8_GPUS)}; পেয়েছি {answer!r}।")
+    key, early = choice_answer(answer, CONFIGS_FOR_8_GPUS, fold=str.upper)
+    if early is not None:
+        return early
     results = {k: _deepspeed_batch(c, gpus) for k, c in CONFIGS_FOR_8_GPUS.items()}
     good = [k for k, r in results.items() if isinstance(r, dict) and r["train_batch_size"] == target
             and r["train_micro_batch_size_per_gpu"] <= max_micro]
@@ -99,9 +94,7 @@ def _fp16_overflows(grad_max: float, scale: float) -> bool:
 
 
 def _initial_skipped_steps(grad_max: float, initial_scale_power: int = 32, hysteresis: int = 2) -> int:
-    """শুরুতে কয়টি step বাদ পড়ে, যদি overflow হয় ঠিক তখন যখন grad_max × scale FP16-এ inf (পাঠ ০৫)।"""
-    from mishran.numerics.scaling import DeepSpeedLossScaler
-
+    """শুরুতে কয়টি step বাদ পড়ে, যদি overflow হয় ঠিক তখন যখন grad_max × scale FP16-এ inf।"""
     scaler = DeepSpeedLossScaler(init_scale=2.0 ** initial_scale_power, scale_window=10 ** 9, hysteresis=hysteresis)
     skipped = 0
     while _fp16_overflows(grad_max, scaler.scale):
@@ -121,16 +114,11 @@ def check_initial_skipped_steps(grad_max: float, answer, initial_scale_power: in
                                           f"hysteresis {hysteresis}-এ শুরুতে বাদ-পড়া ধাপ", hint)
 
 
-def _zero_per_gpu_bytes(psi: float, n: int) -> dict:
-    """ZeRO প্রবন্ধের হিসাবে প্রতি GPU-তে model state (বাইট), stage 0-3।"""
-    return {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}
-
-
 def check_smallest_zero_stage(num_params: float, world_size: int, budget_gb: float, answer) -> Verdict:
     """অনুশীলনী ০৫.৩ (মেমরির বাজেটে বাছাই): model state budget_gb-এ (10^9 বাইট) ধরে এমন সবচেয়ে ছোট ZeRO stage।"""
     if is_blank(answer):
         return blank_verdict()
-    per_gpu = _zero_per_gpu_bytes(float(num_params), int(world_size))
+    per_gpu = {s: zero_model_state_bytes(int(num_params), s, int(world_size))["total"] for s in range(4)}
     fits = [s for s, b in per_gpu.items() if b <= budget_gb * 1e9]
     if not fits:
         raise ValueError("কোনো stage-এই ধরে না (no stage fits); বাজেট বা GPU বাড়াও")
@@ -158,19 +146,14 @@ for x, y in micro_batches:
 """অনুশীলনী ০৫.৪: পাঠ ০৪-এর অভ্যাসে লেখা লুপ — optimizer-এর ধাপ শুধু সীমানায়।"""
 
 
-def _tiny_model(seed: int = 0):
-    from mishran.models.gpt import GPTConfig, TinyGPT
-
-    return TinyGPT(GPTConfig(vocab_size=16, block_size=8, n_layer=1, n_head=2, n_embd=16), seed=seed)
-
-
 @functools.lru_cache(maxsize=8)      # একই প্রশ্নে আবার চেষ্টা করলে engine আবার বানাতে হয় না
 def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
     """BOUNDARY_ONLY_LOOP একটি আসল FP32 engine-এ চালিয়ে: কয়টি optimizer step হলো, আর শেষে .grad-এ কয়টি ছোট
     ব্যাচের gradient (হাতে (loss / k).backward() জমিয়ে মিলিয়ে দেখা)।"""
     from mishran.engines import deepspeed_config, deepspeed_engine
+    from mishran.models.gpt import GPTConfig, TinyGPT
 
-    model = _tiny_model()
+    model = TinyGPT(GPTConfig(vocab_size=16, block_size=8, n_layer=1, n_head=2, n_embd=16), seed=0)
     by_hand = copy.deepcopy(model)
     config = deepspeed_config.config_for_device(micro_batch=2, accumulation_steps=accumulation_steps, precision="fp32")
     engine = deepspeed_engine.initialize(model, config, replace_current=False)

@@ -1,22 +1,12 @@
 """পাঠ ০৬ (মেমরি কোথায় যায়) অনুশীলনীর যাচাই: বাজেটে ZeRO-2-এর GPU-সংখ্যা, activation-এর অনুপাত, বাজেটে কৌশল
-বাছাই, ছাঁটা ওজন কখন CSR-এ ছোট হয়।
-
-উত্তর কোথাও লেখা নেই: ZeRO-2-এর মেমরি আসে DeepSpeed-এর নিজের estimator থেকে, বাকিগুলো হাতে হিসাব করে।
+বাছাই, ছাঁটা ওজন কখন CSR-এ ছোট হয়। ZeRO-2-এর মেমরি আসে DeepSpeed-এর নিজের estimator থেকে, বাকিটা হাতে হিসাব।
 """
 from __future__ import annotations
 
-from .core import Verdict, blank_verdict, check_fields, check_number, dict_answer, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, check_number, choice_answer, dict_answer, is_blank, say
 
-__all__ = [
-    "ACTIVATION_CHOICES",
-    "FIT_CHOICES",
-    "CSR_QUESTION",
-    "check_activation_change",
-    "check_cheapest_fit",
-    "ZERO2_BUDGET",
-    "check_zero2_gpus_for_budget",
-    "check_csr_break_even",
-]
+__all__ = ["ACTIVATION_CHOICES", "FIT_CHOICES", "CSR_QUESTION", "check_activation_change", "check_cheapest_fit",
+           "ZERO2_BUDGET", "check_zero2_gpus_for_budget", "check_csr_break_even"]
 
 
 ZERO2_BUDGET = {"num_params": 7e9, "budget_gb": 24}
@@ -84,11 +74,9 @@ _ACTIVATION_ANSWER = "A"
 
 def check_activation_change(answer) -> Verdict:
     """অনুশীলনী ০৬.২: ব্যাচ অর্ধেক আর sequence দ্বিগুণ করলে activation-এর বাইট কী হয় (SDPA, T×T রাখা হয় না)।"""
-    if is_blank(answer):
-        return blank_verdict()
-    key = str(answer).strip().upper()
-    if key not in ACTIVATION_CHOICES:
-        return say(False, f"উত্তর হবে {', '.join(ACTIVATION_CHOICES)}-এর একটি; পেয়েছি {answer!r}।")
+    key, early = choice_answer(answer, ACTIVATION_CHOICES, fold=str.upper)
+    if early is not None:
+        return early
     if key == _ACTIVATION_ANSWER:
         return say(True, "activation বাড়ে B × T-এর সঙ্গে (এখানে T×T attention matrix রাখা হয় না), আর B × T বদলায়নি।")
     return say(False, "অংশ ২-এর মাপ দুটি আবার দেখো: activation ব্যাচের সঙ্গে কীভাবে বাড়ে, আর sequence-এর সঙ্গে কীভাবে? "
@@ -124,11 +112,9 @@ def _fit_answer(num_params: float, gpu_gb: float, activation_gb: float, ckpt_kee
 def check_cheapest_fit(num_params: float, gpu_gb: float, activation_gb: float, ckpt_keep: float,
                        ckpt_time: float, offload_time: float, answer) -> Verdict:
     """অনুশীলনী ০৬.৩ (বাজেটে বাছাই): এক GPU-তে ধরে এমন পথগুলোর মধ্যে কোনটায় ধাপ সবচেয়ে কম ধীর।"""
-    if is_blank(answer):
-        return blank_verdict()
-    key = str(answer).strip().upper()
-    if key not in FIT_CHOICES:
-        return say(False, f"উত্তর হবে {', '.join(FIT_CHOICES)}-এর একটি; পেয়েছি {answer!r}।")
+    key, early = choice_answer(answer, FIT_CHOICES, fold=str.upper)
+    if early is not None:
+        return early
     if key == _fit_answer(num_params, gpu_gb, activation_gb, ckpt_keep, ckpt_time, offload_time):
         return say(True, "যেগুলো ধরে, তার মধ্যে এটার দাম (ধাপের সময়) সবচেয়ে কম।")
     return say(False, "প্রতিটি পথের জন্য দুটি সংখ্যা লেখো: GPU-তে model state (mixed precision Adam-এ ওজনপ্রতি ১৬ "

@@ -1,8 +1,6 @@
 """পাঠ ০৭ (গতি আর FP8) অনুশীলনীর যাচাই: checkpointing-এ MFU, ভাগ-করা head-এর vocab, FP8-এর scale, FP8-এ পুরো ধাপের
-গতি (Amdahl), ভুল খোঁজা।
-
-উত্তর কোথাও লেখা নেই: FLOP গোনে torch-এর FlopCounterMode আসল forward/backward চালিয়ে, vocab-এর ভাগ torch.chunk
-দিয়ে সত্যিই ভাগ করে, FP8-এর rounding mishran.numerics.fp8 দিয়ে।
+গতি (Amdahl), ভুল খোঁজা। FLOP গোনে torch-এর FlopCounterMode, vocab ভাগ করে torch.chunk, FP8-এর rounding
+mishran.numerics.fp8।
 """
 from __future__ import annotations
 
@@ -14,20 +12,10 @@ import torch
 from mishran.numerics import fp8
 from mishran.numerics.error import relative_error
 
-from .core import Verdict, blank_verdict, check_number, finite_number, is_blank, number_answer, say
+from .core import Verdict, blank_verdict, check_number, finite_number, function_answer, is_blank, number_answer, say
 
-__all__ = [
-    "BUGGY_FP8_MATMUL",
-    "FP8_EXAMPLE",
-    "FP8_PLAN",
-    "MFU_QUESTION",
-    "VOCAB_QUESTION",
-    "check_fp8_step_speedup",
-    "check_fp8_roundtrip",
-    "check_fp8_matmul_fix",
-    "check_mfu_with_checkpointing",
-    "check_sharded_vocab",
-]
+__all__ = ["BUGGY_FP8_MATMUL", "FP8_EXAMPLE", "FP8_PLAN", "MFU_QUESTION", "VOCAB_QUESTION", "check_fp8_step_speedup",
+           "check_fp8_roundtrip", "check_fp8_matmul_fix", "check_mfu_with_checkpointing", "check_sharded_vocab"]
 
 MFU_QUESTION = {"mfu": 0.45, "batch": 2,
                 "model": {"vocab_size": 64, "block_size": 32, "n_layer": 2, "n_head": 2, "n_embd": 64}}
@@ -175,10 +163,9 @@ def check_fp8_step_speedup(answer, plan: dict | None = None) -> Verdict:
 
 def check_fp8_matmul_fix(fn) -> Verdict:
     """অনুশীলনী ০৭.৫: ঠিক করা fn(a, b) কয়েকটি এলোমেলো ইনপুটে mishran.numerics.fp8-এর tensorwise E4M3 matmul-এর সমান কি না।"""
-    if is_blank(fn):
-        return blank_verdict()
-    if not callable(fn):
-        return say(False, f"একটি ফাংশন চাই (a function) fn(a, b); পেয়েছি {type(fn).__name__}।")
+    early = function_answer(fn, "fn(a, b)")
+    if early is not None:
+        return early
     g = torch.Generator().manual_seed(7)
     cases = [(torch.randn(16, 32, generator=g), torch.randn(32, 8, generator=g)),
              (torch.randn(8, 64, generator=g) * 1e-4, torch.randn(64, 8, generator=g) * 30)]
@@ -186,7 +173,7 @@ def check_fp8_matmul_fix(fn) -> Verdict:
         want = fp8.scaled_matmul(a, b, scaling="tensorwise").out
         try:
             got = fn(a.clone(), b.clone())
-        except Exception as err:                       # শেখার্থীর কোডের ভুল দেখাই, চাপা দিই না
+        except Exception as err:                       # শিক্ষার্থীর কোডের ভুল দেখাই, চাপা দিই না
             return say(False, f"ফাংশনটি চালাতে গিয়ে ভুল: {type(err).__name__}: {err}")
         if not isinstance(got, torch.Tensor) or got.shape != want.shape:
             return say(False, f"ফল হবে {tuple(want.shape)} আকারের tensor; পেয়েছি {getattr(got, 'shape', type(got))}।")

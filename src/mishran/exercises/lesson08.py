@@ -1,7 +1,5 @@
 """পাঠ ০৮ (capstone) অনুশীলনীর যাচাই: BF16-এ জমানো held-out-এর মাপ, মেমরির বাজেটে ব্যাচের পরিকল্পনা, FP32 বনাম
-BF16-এর রেখা, top-k = 1।
-
-উত্তর কোথাও লেখা নেই: ভুল লুপের ছাপা bpc আসে torch-এ সত্যিই BF16-এ যোগ করে, বাজেটের উত্তর সব বিকল্প খুঁজে।
+BF16-এর রেখা, top-k = 1। ভুল লুপের ছাপা bpc আসে torch-এ সত্যিই BF16-এ যোগ করে, বাজেটের উত্তর সব বিকল্প খুঁজে।
 """
 from __future__ import annotations
 
@@ -9,7 +7,9 @@ import math
 
 import torch
 
-from .core import Verdict, blank_verdict, is_blank, number_answer, say
+from mishran.engines.deepspeed_config import zero_model_state_bytes
+
+from .core import Verdict, blank_verdict, choice_answer, is_blank, number_answer, say
 
 __all__ = ["BF16_EVAL_LOOP", "BUDGET", "CURVE_CHOICES", "EVAL_QUESTION", "check_batch_plan", "check_bf16_eval_bpc",
            "check_curve_explanation", "check_top1_prediction"]
@@ -71,8 +71,7 @@ BUDGET = {
 
 
 def _state_gb(stage: int, b: dict) -> float:
-    psi, n = b["num_params"], b["gpus"]
-    return {0: 16 * psi, 1: 4 * psi + 12 * psi / n, 2: 2 * psi + 14 * psi / n, 3: 16 * psi / n}[stage] / 1e9
+    return zero_model_state_bytes(int(b["num_params"]), stage, int(b["gpus"]))["total"] / 1e9
 
 
 def _memory_gb(micro: int, stage: int, b: dict) -> float:
@@ -137,9 +136,9 @@ CURVE_CHOICES = {
 
 def check_curve_explanation(answer) -> Verdict:
     """অনুশীলনী ০৮.৩: ছোট সংকলনে held-out-এর রেখা কেন উঠে যায়, train-এরটা নামতে থাকলেও (বিকল্প A–D)।"""
-    if is_blank(answer):
-        return blank_verdict()
-    key = str(answer).strip().upper()
+    key, early = choice_answer(answer, CURVE_CHOICES, fold=str.upper)
+    if early is not None:
+        return early
     why = {
         "A": "পূর্ণ সংকলনে একই BF16, একই step — সেখানে held-out ওঠে না; আর FP32-এর run BF16-এর সঙ্গে প্রায় হুবহু "
              "মেলে। ফরম্যাট নয়।",
@@ -149,9 +148,7 @@ def check_curve_explanation(answer) -> Verdict:
     if key == "C":
         return say(True, "train নামে, held-out ওঠে: overfitting। ছোট সংকলনের প্রতিটি অক্ষর মডেল কয়েক ডজনবার দেখেছে। "
                          "প্রতিকার: বেশি ডেটা, dropout, সেরা checkpoint রাখা, early stopping।")
-    if key in why:
-        return say(False, why[key])
-    return say(False, f"উত্তর হবে 'A', 'B', 'C' বা 'D'; পেয়েছি {answer!r}।")
+    return say(False, why[key])
 
 
 def check_top1_prediction(answer) -> Verdict:

@@ -1,8 +1,8 @@
-"""পাঠ ০৯ (FSDP2-এর mixed precision, DeepSpeed-এর পাশে, আর যোগাযোগের precision) অনুশীলনীর যাচাই: fully_shard-এর আগে
-BF16-এ cast করার bug, প্রতি rank-এ বাইটের পূর্বাভাস, সহনসীমায় reduce-এর scheme বাছাই।
+"""পাঠ ০৯ (FSDP2-এর mixed precision আর যোগাযোগের precision) অনুশীলনীর যাচাই: fully_shard-এর আগে BF16-এ cast করার
+bug, প্রতি rank-এ বাইটের পূর্বাভাস, সহনসীমায় reduce-এর scheme বাছাই।
 
-উত্তর কোথাও লেখা নেই: bug-এর লাইন খুঁজে বের করা হয় listing থেকে, বাইট আসে dtype-এর মাপ থেকে (FSDP2 যে dtype রাখে,
-দুই rank-এর gloo-তে fully_shard চালিয়ে দেখা), আর scheme আসে comm_precision-এর মাপা ত্রুটি থেকে, যাচাইয়ের সময়েই।
+উত্তর কোথাও লেখা নেই: bug-এর লাইন আসে listing থেকে, বাইট dtype-এর মাপ থেকে (FSDP2 যে dtype রাখে, দুই rank-এর
+gloo-তে দেখা), scheme communication-এর মাপা ত্রুটি থেকে, যাচাইয়ের সময়েই।
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mishran import precision
 from mishran.checks import finite_float, positive_int
 from mishran.numerics import communication
 
-from .core import Verdict, blank_verdict, check_fields, dict_answer, finite_number, is_blank, say
+from .core import Verdict, blank_verdict, check_fields, choice_answer, dict_answer, finite_number, is_blank, say
 
 __all__ = ["CAST_FIRST_CODE", "CAST_FIRST_FIXES", "check_cast_first_bug", "RANK_BYTES_QUESTION", "check_rank_bytes",
            "REDUCE_DTYPE_QUESTIONS", "check_reduce_dtype"]
@@ -63,22 +63,21 @@ def check_cast_first_bug(answer) -> Verdict:
     values, early = dict_answer(answer, ("line", "fix"), numbers=False)
     if early is not None:
         return early
-    line, fix = finite_number(values["line"]), str(values["fix"]).strip().upper()
-    if isinstance(values["line"], bool) or line is None or line != int(line):
-        return say(False, f"line হবে লাইনের নম্বর, একটি পূর্ণসংখ্যা (an integer); পেয়েছি {values['line']!r}।", form=True)
-    if fix not in CAST_FIRST_FIXES:
-        return say(False, f"fix হবে {', '.join(CAST_FIRST_FIXES)}-এর একটি; পেয়েছি {values['fix']!r}।", form=True)
-    lines = len(CAST_FIRST_CODE.splitlines())
-    if not 1 <= line <= lines:
-        return say(False, f"line হবে 1 থেকে {lines}-এর একটি (listing-এ {lines}টি লাইন); পেয়েছি {int(line)}।", form=True)
+    fix, early = choice_answer(values["fix"], CAST_FIRST_FIXES, "fix", fold=str.upper)
+    if early is not None:
+        return early
+    line, lines = finite_number(values["line"]), len(CAST_FIRST_CODE.splitlines())
+    if isinstance(values["line"], bool) or line is None or line != int(line) or not 1 <= line <= lines:
+        return say(False, f"line হবে লাইনের নম্বর, 1 থেকে {lines}-এর একটি পূর্ণসংখ্যা (an integer); পেয়েছি "
+                          f"{values['line']!r}।", form=True)
     hints = {"line": "line: model-এর ওজন তৈরির মুহূর্তে কোন dtype-এ জন্মায়? policy-র cast শুধু forward/backward-এর "
                      "সময়ের জন্য; ওজন চিরকালের জন্য BF16 হয় কোথায়, fully_shard-এর আগেই?",
              "fix": f"fix: {_FIX_HINTS.get(fix, '')}"}
     return check_fields({"line": int(line), "fix": fix}, {"line": _cast_line(CAST_FIRST_CODE), "fix": _CAST_FIRST_FIX},
                         hints, right="fully_shard ওজনকে যে dtype-এ পায় সেই dtype-এই shard করে রাখে, আর optimizer ধাপ "
                         "নেয় ওই shard-এ। ওজন BF16-এ জন্মালে (default dtype, .to(), .bfloat16() — যেভাবেই) FP32-এর "
-                        "মূল ওজন আর থাকে না: ছোট update BF16-এ "
-                        "হারিয়ে যায় (পাঠ ০১-এর bug)। policy-র param_dtype শুধু all-gather আর হিসাবের dtype।")
+                        "মূল ওজন আর থাকে না: ছোট update BF16-এ হারিয়ে যায় (পাঠ ০১-এর bug)। policy-র param_dtype শুধু "
+                        "all-gather আর হিসাবের dtype।")
 
 
 RANK_BYTES_QUESTION = {"num_params": 124_439_808, "world": 8, "model_dtype": "fp32", "param_dtype": "bf16",
@@ -92,9 +91,8 @@ def _rank_question(question) -> tuple[int, int, int]:
     if not isinstance(question, dict) or not {"num_params", "world"} <= set(question):
         raise TypeError(f"question হবে {{'num_params': …, 'world': …}} আকারের dict (question must be a dict); "
                         f"পেয়েছি {question!r}")
-    psi = positive_int(question["num_params"], "num_params")
-    world = positive_int(question["world"], "world")
-    return psi, world, precision.dtype_of(question.get("model_dtype", "fp32")).itemsize
+    return (positive_int(question["num_params"], "num_params"), positive_int(question["world"], "world"),
+            precision.dtype_of(question.get("model_dtype", "fp32")).itemsize)
 
 
 def _scale_slip(values: dict, truth: dict, world: int, size: int) -> str | None:
@@ -163,9 +161,9 @@ def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
         raise ValueError(f"world হবে 1 থেকে {communication.MAX_WORLD} (world size); পেয়েছি {w}")
     tol = finite_float(tolerance, "tolerance", positive=True)
     ref = _truth_sweep(w, sweep)
-    key = str(answer).strip().lower() if isinstance(answer, str) else None
-    if key not in ref["errors"]:
-        return say(False, f"উত্তর হবে {', '.join(ref['errors'])}-এর একটি নাম; পেয়েছি {answer!r}।", form=True)
+    key, early = choice_answer(answer, ref["errors"], "scheme", fold=str.lower)
+    if early is not None:
+        return early
     truth = communication.smallest_safe_dtype(w, tol, ref)
     # চিত্রের মাপে এই W না থাকলে যাচাই নিজে ছোট একটি মাপ নেয়: সেটা বলে দিই, সীমানার কাছে চিত্রের সঙ্গে না-ও মিলতে পারে
     own = "" if ref is sweep else (f" (W = {w} তোমার দেওয়া মাপে নেই, তাই যাচাই নিজে মাপল, {_OWN_SWEEP_N}টি "

@@ -1,5 +1,8 @@
 """Notebook-এ পড়ার জিনিস দেখানো: HTML সারণি আর রং-করা source code (সব পাঠে; পাঠ ০০ প্রথম দেখায়)।
 
+    show_table([["FP16", 65504.0]], header=["ফরম্যাট", "max"])
+    show_source(amp_step)
+
 লেখা দিয়ে সাজানো সারণি (padding-করা text) বাংলা থাকলে কলাম হারায়: একটি যুক্তাক্ষর কয়েকটি অক্ষর হলেও
 জায়গা নেয় কম। তাই সারণি HTML-এ, প্রতিটি ঘরে padding দিয়ে। matplotlib বা ipywidgets এখানে লাগে না।
 """
@@ -11,22 +14,22 @@ import numbers
 import re
 import textwrap
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from mishran.checks import as_bool
 
-__all__ = ["table_html", "show_table", "source_text", "source_html", "show_source", "Rich", "wrap_text",
-           "print_wrapped"]
+__all__ = ["table_html", "show_table", "source_text", "source_html", "show_source", "Rich", "print_wrapped"]
 
 CELL_STYLE = "padding:4px 12px;border-bottom:1px solid #d0d0d0;vertical-align:top"
 HEAD_STYLE = "padding:4px 12px;border-bottom:2px solid #808080;vertical-align:bottom;font-weight:bold"
-SOURCE_BACKGROUND = "#f7f7f7"
 
 
+@dataclass(repr=False)
 class Rich:
     """HTML আর সাধারণ লেখা দুটোই বহন করে: JupyterLab/Colab HTML দেখায়, লেখা-শুধু পরিবেশ লেখা।"""
 
-    def __init__(self, html_text: str, text: str):
-        self.html, self.text = html_text, text
+    html: str
+    text: str
 
     def _repr_html_(self) -> str:
         return self.html
@@ -46,25 +49,25 @@ def _is_number(value) -> bool:
 
 
 def _cell(value, tag: str, style: str, escape: bool) -> str:
-    text = str(value)
-    if escape:
-        text = html.escape(text)
+    text = html.escape(str(value)) if escape else str(value)
     align = "right" if _is_number(value) else "left"
     return f"<{tag} style='{style};text-align:{align}'>{text}</{tag}>"
+
+
+def _is_list(x) -> bool:
+    """ঘরের তালিকা হতে পারে এমন কিছু: list, tuple, 1-D array — লেখা (str) বা 0-মাত্রার array নয়।"""
+    return isinstance(x, Iterable) and not isinstance(x, (str, bytes)) and bool(getattr(x, "ndim", 1))
 
 
 def _rows(rows, header, caption, escape) -> tuple:
     """show_table-এর দরজা: সারি (ঘরের তালিকার তালিকা, সবগুলো সমান লম্বা), শিরোনাম (ঘরের তালিকা বা None), caption আর
     escape যাচাই করে; সারি আর শিরোনাম list-এ আনে।"""
     given = rows
-    rows = list(rows) if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes)) \
-        and getattr(rows, "ndim", 1) else None
-    if rows is None or any(isinstance(r, (str, bytes)) or not isinstance(r, Iterable) or not getattr(r, "ndim", 1)
-                           for r in rows):
+    rows = list(rows) if _is_list(rows) else [rows]                   # একটি লেখা বা সংখ্যা: নিচে ধরা পড়ে
+    if not all(_is_list(r) for r in rows):
         raise TypeError(f"rows হবে সারির তালিকা, প্রতিটি সারি ঘরের তালিকা (rows must be a list of lists); পেয়েছি "
                         f"{given!r}")
-    if header is not None and (isinstance(header, (str, bytes)) or not isinstance(header, Iterable)
-                               or not getattr(header, "ndim", 1)):
+    if header is not None and not _is_list(header):
         raise TypeError(f"header হবে ঘরের তালিকা বা None (header must be a list); পেয়েছি {header!r}")
     escape = as_bool(escape, "escape")
     if caption is not None and not isinstance(caption, str):
@@ -82,17 +85,13 @@ def table_html(rows, header=None, caption: str | None = None, escape: bool = Tru
 
     escape=False দিলে ঘরের লেখা HTML হিসেবে বসে (যেমন রং-করা বিট); তখন লেখা নিরাপদ কি না তোমার দায়িত্ব।
     """
-    parts = ["<table style='border-collapse:collapse;margin:6px 0'>"]
-    if caption:
-        parts.append(f"<caption style='text-align:left;padding:4px 0'>{html.escape(caption)}</caption>")
-    if header is not None:
-        parts.append("<thead><tr>" + "".join(_cell(h, "th", HEAD_STYLE, escape) for h in header)
-                     + "</tr></thead>")
-    parts.append("<tbody>")
-    for r in rows:
-        parts.append("<tr>" + "".join(_cell(v, "td", CELL_STYLE, escape) for v in r) + "</tr>")
-    parts.append("</tbody></table>")
-    return "".join(parts)
+    def row(cells, tag, style):
+        return "<tr>" + "".join(_cell(v, tag, style, escape) for v in cells) + "</tr>"
+
+    cap = f"<caption style='text-align:left;padding:4px 0'>{html.escape(caption)}</caption>" if caption else ""
+    head = "" if header is None else f"<thead>{row(header, 'th', HEAD_STYLE)}</thead>"
+    body = "".join(row(r, "td", CELL_STYLE) for r in rows)
+    return f"<table style='border-collapse:collapse;margin:6px 0'>{cap}{head}<tbody>{body}</tbody></table>"
 
 
 def _table_text(rows, header) -> str:
@@ -139,11 +138,10 @@ def source_html(obj, start: str | None = None, end: str | None = None) -> str:
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    code = source_text(obj, start, end)
     formatter = HtmlFormatter(noclasses=True, nobackground=True,
-                              prestyles=f"background:{SOURCE_BACKGROUND};color:#1a1a1a;padding:8px 12px;"
+                              prestyles="background:#f7f7f7;color:#1a1a1a;padding:8px 12px;"
                                         "line-height:1.35;overflow-x:auto")
-    return highlight(code, PythonLexer(), formatter)
+    return highlight(source_text(obj, start, end), PythonLexer(), formatter)
 
 
 def show_source(obj, start: str | None = None, end: str | None = None) -> None:
@@ -164,19 +162,14 @@ def show_source(obj, start: str | None = None, end: str | None = None) -> None:
     display(Rich(source_html(code), code))
 
 
-def wrap_text(text, width: int = 96, indent: str = "") -> str:
-    """লম্বা লেখা শুধু ফাঁকা জায়গায় ভেঙে কয়েক লাইনে (পাঠ ০৩–০৫): notebook-এর output-এ বাংলা যুক্তাক্ষর মাঝখানে কাটে না।
+def print_wrapped(*parts, width: int = 96, indent: str = "  ") -> None:
+    """print()-এর মতো, কিন্তু লম্বা লাইন শুধু ফাঁকা জায়গায় ভেঙে ছাপে, যাতে বাংলা যুক্তাক্ষর মাঝখানে না কাটে (পাঠ ০৩–০৫)।
 
-    আগের লাইন-ভাঙা (\\n) যেমন আছে থাকে; পরের লাইনগুলো indent দিয়ে শুরু হয়।
+    আগের লাইন-ভাঙা (\\n) যেমন আছে থাকে; ভাঙা লাইনের বাকিটা indent দিয়ে শুরু হয়।
     """
     lines = []
-    for line in str(text).split("\n"):
+    for line in " ".join(str(p) for p in parts).split("\n"):
         lead = line[:len(line) - len(line.lstrip())]
-        lines.extend(textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + indent,
-                                   break_long_words=False, break_on_hyphens=False) or [""])
-    return "\n".join(lines)
-
-
-def print_wrapped(*parts, width: int = 96, indent: str = "  ") -> None:
-    """print()-এর মতো, কিন্তু লম্বা লাইন ফাঁকা জায়গায় ভেঙে ছাপে (পাঠ ০৩–০৫)।"""
-    print(wrap_text(" ".join(str(p) for p in parts), width, indent))
+        lines += textwrap.wrap(line, width, subsequent_indent=lead + indent, break_long_words=False,
+                               break_on_hyphens=False) or [""]
+    print("\n".join(lines))

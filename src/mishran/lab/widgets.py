@@ -1,8 +1,10 @@
 """ipywidgets দিয়ে খেলার জিনিস: বিট-বিন্যাস অনুসন্ধানী (পাঠ ০১), loss scaling simulator (পাঠ ০২)।
 
-হিসাবের অংশ (explore, explorer_html) browser ছাড়াই test করা যায়; widget শুধু সেটা দেখায়।
-ipywidgets 7.7 (Colab) আর 8 (JupyterLab 4) দুটোতেই চলে: কেবল Text, Dropdown, IntSlider, FloatSlider, HTML,
-Output, VBox আর observe ব্যবহার করে।
+    bit_explorer()            # একটি সংখ্যা লেখো: প্রতিটি ফরম্যাটে তার বিট
+    loss_scale_simulator()    # নিয়ম আর slider বদলাও: scale-এর সময়রেখা
+
+হিসাবের অংশ browser ছাড়াই test করা যায়; widget শুধু সেটা দেখায়। ipywidgets 7.7 (Colab) আর 8 (JupyterLab 4)
+দুটোতেই চলে: কেবল Text, Dropdown, IntSlider, FloatSlider, HTML, Output, VBox আর observe ব্যবহার করে।
 """
 from __future__ import annotations
 
@@ -16,20 +18,21 @@ import re
 import unicodedata
 import warnings
 
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+
 from mishran.checks import finite_float
 from mishran.lab.display import table_html
-from mishran.lab.figures import EVENT_STYLE, FIELD_COLORS
+from mishran.lab.figures import EVENT_STYLE, FIELD_COLORS, setup_bengali, timeline_figure
 from mishran.numerics import formats
 from mishran.numerics.scaling import DeepSpeedLossScaler, DynamicLossScaler, simulate
 
 __all__ = ["DEFAULT_FORMATS", "MAX_INPUT", "parse_number", "explore", "explorer_html", "bit_explorer",
-           "POLICY_LABELS", "scaler_for_policy", "simulate_timeline", "timeline_summary", "timeline_html",
+           "POLICY_LABELS", "simulate_timeline", "timeline_summary", "timeline_html",
            "simulator_view", "loss_scale_simulator"]
 
 DEFAULT_FORMATS = ("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4m3")
 
-
-_DIGITS = "0123456789"
 _SYMBOLS = str.maketrans({"−": "-", "–": "-", "×": "*", "÷": "/", "∞": " inf ", ",": None})
 MAX_INPUT = 200                     # এর চেয়ে লম্বা লেখা পড়ি না (bit explorer-এর বাক্সে একটি সংখ্যা লেখার কথা)
 NOT_A_NUMBER = ("'{text}' সংখ্যা হিসেবে পড়া গেল না (not a number); লেখো যেমন 0.1, 1e-5, 2**-24, 1/3, "
@@ -42,11 +45,7 @@ _NAMED = {"inf": math.inf, "infinity": math.inf, "nan": math.nan}
 
 def _ascii_digits(text: str) -> str:
     """যেকোনো লিপির দশমিক অঙ্ক (বাংলা ৬৫৫০৪, আরবি ٣, পূর্ণ-প্রস্থ ３) → 0-9।"""
-    out = []
-    for ch in text:
-        d = unicodedata.decimal(ch, None)
-        out.append(_DIGITS[d] if d is not None else ch)
-    return "".join(out)
+    return "".join(str(unicodedata.decimal(ch, ch)) for ch in text)
 
 
 def _divide(a: float, b: float) -> float:
@@ -95,9 +94,8 @@ def _evaluate(node) -> float:
 
 
 def _number(match) -> str:
-    """লেখা একটি সংখ্যা → float-এর repr (inf হলে 'inf'), যাতে Python-এর parser শুধু দশমিক float দেখে:
-    007, 0_7-এর মতো যা Python-এ লেখা চলে না, সেগুলোও তখন সাধারণ সংখ্যা। দুই পাশে ফাঁক, যাতে পাশাপাশি দুটি
-    সংখ্যা ('2.5e-3202.5') জুড়ে একটি হয়ে না যায়।"""
+    """লেখা একটি সংখ্যা → float-এর repr, যাতে Python-এর parser শুধু float দেখে (007, 0_7-ও চলে); দুই পাশে ফাঁক,
+    যাতে পাশাপাশি দুটি সংখ্যা ('2.5e-3202.5') জুড়ে একটি হয়ে না যায়।"""
     return f" {float(match.group())!r} "          # '1..2', '1_' হলে ValueError
 
 
@@ -157,14 +155,14 @@ def explore(value: float, fmts=DEFAULT_FORMATS) -> list[dict]:
     for f in _format_list(fmts):
         d = formats.decode(value, f)
         err = d.value - value if math.isfinite(d.value) and math.isfinite(value) else math.nan
-        rel = abs(err) / abs(value) if value not in (0.0,) and math.isfinite(err) else (0.0 if err == 0 else math.nan)
+        rel = abs(err) / abs(value) if value != 0 and math.isfinite(err) else (0.0 if err == 0 else math.nan)
         rows.append({"format": f.label, "sign": d.sign_bits, "exponent": d.exponent_bits,
                      "mantissa": d.mantissa_bits, "value": d.value, "abs_error": err, "rel_error": rel,
                      "kind": d.kind})
     return rows
 
 
-KIND_BN = {"normal": "normal", "subnormal": "subnormal", "zero": "শূন্য (zero)", "inf": "অসীম (inf)", "nan": "NaN"}
+_KIND_BN = {"normal": "normal", "subnormal": "subnormal", "zero": "শূন্য (zero)", "inf": "অসীম (inf)", "nan": "NaN"}
 
 
 def explorer_html(text: str, fmts=DEFAULT_FORMATS) -> str:
@@ -185,10 +183,10 @@ def explorer_html(text: str, fmts=DEFAULT_FORMATS) -> str:
         bits = " ".join(span(r[k], k) for k in ("sign", "exponent", "mantissa"))
         err = "—" if math.isnan(r["abs_error"]) else f"{r['abs_error']:.3g} (আপেক্ষিক {r['rel_error']:.3g})"
         rows.append([html.escape(r["format"]), bits, html.escape(repr(r["value"])), html.escape(err),
-                     html.escape(KIND_BN[r["kind"]])])
+                     html.escape(_KIND_BN[r["kind"]])])
     note = ""
     if math.isinf(value):
-        note = ("<p>ইনপুট নিজেই float64-এ অসীম (inf): এত বড় সংখ্যা কোনো ফরম্যাটেই ধরে না — এটাই overflow।</p>")
+        note = "<p>ইনপুট নিজেই float64-এ অসীম (inf): এত বড় সংখ্যা কোনো ফরম্যাটেই ধরে না — এটাই overflow।</p>"
     elif math.isnan(value):
         note = "<p>ইনপুট NaN (not a number): যেমন 0/0 বা inf − inf; NaN সব ফরম্যাটে NaN-ই থাকে।</p>"
     return f"<p>ইনপুট: <b>{html.escape(repr(value))}</b></p>{note}" + table_html(rows, head, escape=False)
@@ -196,8 +194,6 @@ def explorer_html(text: str, fmts=DEFAULT_FORMATS) -> str:
 
 def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
     """একটি সংখ্যা লেখো, Enter চাপো: প্রতিটি ফরম্যাটে তার বিট, রাখা মান আর ত্রুটি দেখো।"""
-    import ipywidgets as widgets
-
     if not isinstance(initial, str):
         raise TypeError(f"initial হবে বাক্সের শুরুর লেখা (a str), যেমন '0.1'; পেয়েছি {initial!r}")
     _format_list(fmts)                                   # ভুল fmts প্রোগ্রামের ভুল: বাক্সের বার্তা নয়, error
@@ -213,34 +209,24 @@ def bit_explorer(initial: str = "0.1", fmts=DEFAULT_FORMATS):
     return widgets.VBox([box, out])
 
 
-# ---------- পাঠ ০২: loss scaling simulator ----------
-# হিসাবের অংশ (simulate_timeline, timeline_summary, timeline_html) browser ছাড়াই test করা যায়; নিয়মগুলো
-# নিজে এখানে লেখা নেই — আসে mishran.numerics.scaling থেকে (DynamicLossScaler, DeepSpeedLossScaler, simulate)।
+# ---------- পাঠ ০২: loss scaling simulator (নিয়মগুলো mishran.numerics.scaling-এর, এখানে লেখা নেই) ----------
 
 POLICY_LABELS = {"pytorch": "PyTorch (torch.amp.GradScaler)", "deepspeed": "DeepSpeed (fp16 loss scaler)"}
-
-
-def scaler_for_policy(policy: str, interval: int, hysteresis: int = 2, init_scale: float = 2.0 ** 16,
-                      min_scale: float = 1.0):
-    """policy অনুযায়ী mishran.numerics.scaling-এর scaler (পাঠ ০২)। interval = growth_interval বা loss_scale_window।"""
-    if policy == "pytorch":
-        return DynamicLossScaler(init_scale=init_scale, growth_interval=interval)
-    return DeepSpeedLossScaler(init_scale=init_scale, scale_window=interval, hysteresis=hysteresis,
-                               min_scale=min_scale)
 
 
 def simulate_timeline(policy: str = "pytorch", interval: int = 100, hysteresis: int = 2, p_overflow: float = 0.01,
                       steps: int = 500, seed: int = 0, overflow_above: float | None = None,
                       init_scale: float = 2.0 ** 16, min_scale: float = 1.0) -> list[dict]:
-    """scale-এর সময়রেখা, mishran.numerics.scaling.simulate দিয়ে (পাঠ ০২-এর simulator-এর হিসাব)।
+    """scale-এর সময়রেখা: simulate()-এর সারি, policy-র scaler দিয়ে (পাঠ ০২-এর simulator-এর হিসাব)।
 
-    প্রতিটি ধাপে overflow হয় দুই কারণে: (ক) p_overflow সম্ভাবনায় হঠাৎ একটি বড় gradient (seed দিলে
-    একই ধারা — দুই policy একই seed-এ একই ধাপে ধাক্কা খায়); (খ) overflow_above দিলে, scale তার চেয়ে
-    বড় হলেই (আসল প্রশিক্ষণের মতো: বড় scale-এ gradient FP16-এর max ছাড়ায়)।
-    ফেরত দেয় simulate()-এর সারিগুলো: step, scale, found_inf, stepped, new_scale, event, message, error।
+    interval = growth_interval (pytorch) বা scale window (deepspeed)। overflow হয় দুই কারণে: (ক) p_overflow
+    সম্ভাবনায় হঠাৎ একটি বড় gradient (একই seed-এ দুই policy একই ধাপে ধাক্কা খায়); (খ) scale overflow_above-এর
+    চেয়ে বড় হলেই (আসল প্রশিক্ষণের মতো: বড় scale-এ gradient FP16-এর max ছাড়ায়)।
     """
     def run(n):
-        scaler = scaler_for_policy(policy, interval, hysteresis, init_scale, min_scale)
+        scaler = (DynamicLossScaler(init_scale=init_scale, growth_interval=interval) if policy == "pytorch" else
+                  DeepSpeedLossScaler(init_scale=init_scale, scale_window=interval, hysteresis=hysteresis,
+                                      min_scale=min_scale))
         rng = random.Random(seed)
         reached = []
 
@@ -320,23 +306,22 @@ def simulator_view(policy: str, interval: int, hysteresis: int, p_overflow: floa
     above_log2 = k মানে scale > 2^k হলেই overflow; 0 বা None: এমন সীমা নেই।"""
     above = 2.0 ** above_log2 if above_log2 else None
     rows = simulate_timeline(policy, interval, hysteresis, p_overflow, steps, seed, overflow_above=above)
-    fig = None
-    if figure:
-        from mishran.lab.figures import timeline_figure
-        fig = timeline_figure(rows, POLICY_LABELS[policy], above_log2 or None)
+    fig = timeline_figure(rows, POLICY_LABELS[policy], above_log2 or None) if figure else None
     return rows, timeline_html(rows, policy), fig
 
 
-_SLIDERS = {"interval": (1, 500), "hysteresis": (1, 5), "steps": (50, 3000), "seed": (0, 20)}
+# পূর্ণসংখ্যার slider: নাম → (সবচেয়ে কম, সবচেয়ে বেশি, এক ঘর, লেখা)
+_SLIDERS = {"interval": (1, 500, 1, "বাড়ার বিরতি (interval):"), "hysteresis": (1, 5, 1, "hysteresis:"),
+            "steps": (50, 3000, 50, "ধাপ (step):"), "seed": (0, 20, 1, "seed:")}
 _ABOVE_CHOICES = range(8, 33)                    # "এর ওপরে সবসময় overflow"-এর তালিকা: 2^8 … 2^32
 
 
-def _check_controls(policy, interval, hysteresis, p_overflow, steps, seed, above_log2) -> None:
-    """loss_scale_simulator-এর শুরুর মানগুলো তার slider/তালিকার সীমার মধ্যে কি না; নইলে সীমা বলে ValueError।"""
+def _check_controls(policy, p_overflow, above_log2, start: dict) -> None:
+    """loss_scale_simulator-এর শুরুর মান (start: পূর্ণসংখ্যার slider-গুলোর) সীমার মধ্যে কি না; নইলে সীমা বলে ValueError।"""
     if not isinstance(policy, str) or policy not in POLICY_LABELS:
         raise ValueError(f"অচেনা policy {policy!r} (unknown policy); বেছে নাও: {', '.join(POLICY_LABELS)}")
-    for name, value in (("interval", interval), ("hysteresis", hysteresis), ("steps", steps), ("seed", seed)):
-        lo, hi = _SLIDERS[name]
+    for name, value in start.items():
+        lo, hi = _SLIDERS[name][:2]
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
             raise ValueError(f"{name} হবে {lo} থেকে {hi}-এর একটি পূর্ণসংখ্যা (the slider's range; {name} must be an "
                              f"integer in [{lo}, {hi}]); পেয়েছি {value!r}")
@@ -350,36 +335,24 @@ def _check_controls(policy, interval, hysteresis, p_overflow, steps, seed, above
 
 def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis: int = 2, p_overflow: float = 0.005,
                          steps: int = 500, seed: int = 0, overflow_above_log2: int | None = 20):
-    """নিজে খেলো (পাঠ ০২): policy, growth interval / scale window, hysteresis, overflow-এর সম্ভাবনা বদলাও,
-    scale-এর সময়রেখা দেখো। overflow_above_log2 = k মানে scale > 2^k হলেই overflow (None: এমন সীমা নেই)।
-    ipywidgets 7.7 ও 8 দুটোতেই চলে। প্রতিটি মান তার slider-এর সীমার মধ্যে হতে হয় (নইলে বাংলা বার্তায় ValueError)।"""
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-
-    _check_controls(policy, interval, hysteresis, p_overflow, steps, seed, overflow_above_log2)
-
-    from mishran.lab.figures import setup_bengali
-
+    """নিজে খেলো (পাঠ ০২): policy, growth interval / scale window, hysteresis, overflow-এর সম্ভাবনা বদলাও, scale-এর
+    সময়রেখা দেখো। overflow_above_log2 = k: scale > 2^k হলেই overflow (None: সীমা নেই)। মান slider-এর সীমার বাইরে হলে
+    বাংলা বার্তায় ValueError।"""
+    start = {"interval": interval, "hysteresis": hysteresis, "steps": steps, "seed": seed}
+    _check_controls(policy, p_overflow, overflow_above_log2, start)
     setup_bengali()                                          # চিত্রের বাংলা লেখার জন্য
-    style = {"description_width": "170px"}
-    layout = widgets.Layout(width="460px")
+    look = {"style": {"description_width": "170px"}, "layout": widgets.Layout(width="460px")}
     w_policy = widgets.Dropdown(options=[(v, k) for k, v in POLICY_LABELS.items()], value=policy,
-                                description="নিয়ম (policy):", style=style, layout=layout)
-    w_interval = widgets.IntSlider(value=interval, min=1, max=500, step=1, description="বাড়ার বিরতি (interval):",
-                                   style=style, layout=layout, continuous_update=False)
-    w_hyst = widgets.IntSlider(value=hysteresis, min=1, max=5, step=1, description="hysteresis:", style=style,
-                               layout=layout, continuous_update=False)
+                                description="নিয়ম (policy):", **look)
+    w_interval, w_hyst, w_steps, w_seed = (
+        widgets.IntSlider(value=start[name], min=lo, max=hi, step=step, description=label, continuous_update=False,
+                          **look) for name, (lo, hi, step, label) in _SLIDERS.items())
     w_p = widgets.FloatSlider(value=p_overflow, min=0.0, max=0.2, step=0.005, readout_format=".3f",
-                              description="হঠাৎ overflow-এর সম্ভাবনা:", style=style, layout=layout,
-                              continuous_update=False)
+                              description="হঠাৎ overflow-এর সম্ভাবনা:", continuous_update=False, **look)
     # Dropdown-এ None মানে "কিছুই বাছা নেই", তাই "নেই"-এর মান 0
     w_above = widgets.Dropdown(options=[("নেই (none)", 0)] + [(f"scale > 2^{k}", k) for k in _ABOVE_CHOICES],
-                               value=overflow_above_log2 or 0, description="এর ওপরে সবসময় overflow:", style=style,
-                               layout=layout)
-    w_steps = widgets.IntSlider(value=steps, min=50, max=3000, step=50, description="ধাপ (step):", style=style,
-                                layout=layout, continuous_update=False)
-    w_seed = widgets.IntSlider(value=seed, min=0, max=20, step=1, description="seed:", style=style, layout=layout,
-                               continuous_update=False)
+                               value=overflow_above_log2 or 0, description="এর ওপরে সবসময় overflow:", **look)
+    controls = [w_policy, w_interval, w_hyst, w_p, w_above, w_steps, w_seed]     # simulator_view-এর ক্রমে
     summary = widgets.HTML()
     out = widgets.Output()
 
@@ -387,13 +360,11 @@ def loss_scale_simulator(policy: str = "pytorch", interval: int = 20, hysteresis
         w_hyst.disabled = w_policy.value != "deepspeed"          # PyTorch-এ hysteresis নেই
         with out:
             out.clear_output(wait=True)
-            _, summary.value, fig = simulator_view(w_policy.value, w_interval.value, w_hyst.value, w_p.value,
-                                                   w_above.value, w_steps.value, w_seed.value)
+            _, summary.value, fig = simulator_view(*(w.value for w in controls))
             plt.show()
             plt.close(fig)                                  # inline ছাড়া অন্য backend-এ যেন জমে না থাকে
 
-    for w in (w_policy, w_interval, w_hyst, w_p, w_above, w_steps, w_seed):
+    for w in controls:
         w.observe(redraw, names="value")
     redraw()
-    controls = widgets.VBox([w_policy, w_interval, w_hyst, w_p, w_above, w_steps, w_seed])
-    return widgets.VBox([controls, summary, out])
+    return widgets.VBox([widgets.VBox(controls), summary, out])

@@ -1,16 +1,13 @@
 """`python -m mishran.measure.bench`: এই device-এ FP32, TF32, FP16, BF16-এ একটি training step কত সময় নেয় (পাঠ ০৩);
 fused/foreach AdamW, torch.compile আর FP8 (torchao.float8) দিয়ে আরও কত দ্রুত হয় (পাঠ ০৭)।
 
-PyTorch-এর AMP recipe-এর মতো মাপা, কোর্সের একটাই ঘড়িতে (mishran.timer.time_steps): warm-up বাদ, প্রতি step-এর
-আগে-পরে sync, প্রতিটি mode-এর জন্য নতুন মডেল আর peak memory নতুন করে গোনা। এক step =
-mishran.engines.amp.amp_step: forward + backward + optimizer step, train() যা চালায় ঠিক তা-ই।
-FLOP গোনে torch.utils.flop_counter.FlopCounterMode (meta device-এ, তাই attention-ও ধরা পড়ে)।
+এক step = mishran.engines.amp.amp_step (train() যা চালায়), মাপা কোর্সের একটাই ঘড়িতে (mishran.timer.time_steps):
+warm-up বাদ, প্রতি step-এর আগে-পরে sync, প্রতিটি mode-এ নতুন মডেল আর নতুন করে গোনা peak memory।
 একটি mode = Mode(precision, optimizer, compile, fp8, tf32); 'bf16-fused'-এর মতো নাম শুধু দরজায় পড়া হয় (MODES)।
 
     python -m mishran.measure.bench                       # এই device-এর মাপে
     python -m mishran.measure.bench --modes fp32,bf16 --json
     python -m mishran.measure.bench --compare-loop        # train()-এর পুরো loop বনাম শুধু amp_step-এর loop
-    python -m mishran.measure.bench --modes bf16,bf16-fused,bf16-compile,fp8-tensorwise,fp8-rowwise   # পাঠ ০৭
     python -m mishran.measure.bench --modes speed         # পাঠ ০৭-এর সব mode
 """
 from __future__ import annotations
@@ -29,7 +26,7 @@ import torch.nn as nn
 from mishran import cli
 from mishran.checks import as_bool, as_device
 from mishran.engines.amp import TrainConfig, amp_step, train
-from mishran.hardware import PEAK_SOURCE, DeviceReport, default_device, device_report, peak_tflops
+from mishran.hardware import PEAK_SOURCE, default_device, device_report, peak_tflops
 from mishran.measure.flops import mfu
 from mishran.measure.memory import release
 from mishran.models.reference import FP8_LINEARS, BenchSizes, ReferenceTransformer, count_flops, count_parameters
@@ -204,15 +201,11 @@ def _fp8_filter(module: nn.Module, fqn: str) -> bool:
 
 
 def build(mode: Mode, sizes: BenchSizes, device: str):
-    """mode অনুযায়ী মডেল, চালানোর ফাংশন (compile হলে compiled), optimizer আর একটি batch (পাঠ ০৩, ০৭)।
-
-    প্রতিটি mode-এ একই seed: ওজনের শুরু আর batch হুবহু এক, তাই loss-ও তুলনা করা যায়।
-    ফেরত (model, forward, optimizer, x, y)।
-    """
+    """mode অনুযায়ী (model, forward (compile হলে compiled), optimizer, x, y) (পাঠ ০৩, ০৭)। প্রতিটি mode-এ একই seed:
+    ওজনের শুরু আর batch হুবহু এক, তাই loss-ও তুলনা করা যায়।"""
     torch.manual_seed(0)
     model = ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab).to(device)
-    x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
-    y = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device)
+    x, y = (torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq), device=device) for _ in range(2))
     if mode.fp8:
         with warnings.catch_warnings():               # torchao-র নিজের ফাইলের SyntaxWarning (আমাদের নয়)
             warnings.simplefilter("ignore", SyntaxWarning)
@@ -256,14 +249,9 @@ def time_mode(mode: Mode, sizes: BenchSizes, device: str) -> ModeResult:
 
 
 def compare_loop(mode: Mode, sizes: BenchSizes, device: str, repeats: int = 3) -> LoopOverhead:
-    """train()-এর বাড়তি খরচ: একই মডেল, batch, precision, clip_norm=1.0-এ mishran.engines.amp.train() বনাম খালি loop।
-
-    "plain" দিক: `for _ in range(n): amp_step(...)` — step-টি হুবহু একই (amp_step PyTorch-এর AMP recipe-এর
-    লাইনগুলোই, tests/test_train.py হাতে লেখা recipe-এর সঙ্গে বিটে বিটে মেলায়), বাকি কিছু নেই। "train" দিক:
-    train(), যা এর ওপরে get_batch, device-এ নেওয়া, StepBookkeeper-এর হিসাব (loss, সময়-চিহ্ন, scale) আর tqdm যোগ
-    করে। তাই overhead_percent = train()-এর loop নিজে কত খরচ করে। পালা করে `repeats` বার মেপে প্রত্যেকের সবচেয়ে
-    কম সময় নেওয়া হয় (অন্য কাজের ধাক্কা বাদ দিতে)।
-    """
+    """train()-এর loop নিজে কত খরচ করে (পাঠ ০৩): একই মডেল, batch, precision, clip_norm=1.0-এ খালি
+    `for _ in range(n): amp_step(...)` বনাম train() (যা step-এর ওপরে batch আনা, হিসাব রাখা আর tqdm যোগ করে)।
+    পালা করে `repeats` বার মেপে প্রত্যেকের সবচেয়ে কম সময় (অন্য কাজের ধাক্কা বাদ দিতে)।"""
     model, forward, optimizer, x, y = build(mode, sizes, device)
     scaler, ctx = grad_scaler(device, mode.precision), autocast(device, mode.precision)
     config = TrainConfig(precision=mode.precision, steps=sizes.steps, clip_norm=1.0, device=device)
@@ -280,10 +268,8 @@ def compare_loop(mode: Mode, sizes: BenchSizes, device: str, repeats: int = 3) -
     with _fp32_matmul(mode):
         plain(sizes.warmup)
         looped(sizes.warmup)
-        best_plain, best_loop = float("inf"), float("inf")
-        for _ in range(repeats):
-            best_plain = min(best_plain, timed(plain))
-            best_loop = min(best_loop, timed(looped))
+        rounds = [(timed(plain), timed(looped)) for _ in range(repeats)]       # পালা করে
+    best_plain, best_loop = (min(times) for times in zip(*rounds, strict=True))
     del model
     forward = optimizer = None                            # মুক্ত করা; closure-গুলোও আর এদের ধরে রাখে না
     release(device)
@@ -296,7 +282,7 @@ def has_cxx_compiler() -> bool:
 
 
 def skip_reason(mode: Mode, device: str, report) -> str | None:
-    """এই device-এ mode চলবে না কেন (বাংলায়), চললে None। ক্ষমতা জানা হয় mishran.hardware.device_report থেকে।"""
+    """এই device-এ mode চলবে না কেন (বাংলায়), চললে None (পাঠ ০৩, ০৭); ক্ষমতা আসে mishran.hardware.device_report থেকে।"""
     sm = f"sm_{report.capability[0]}{report.capability[1]}" if report.capability else ""
     if mode.tf32 and device == "cpu":
         return "TF32 শুধু NVIDIA GPU-র matmul mode (sm_80+); CPU-তে নেই"
@@ -339,42 +325,32 @@ def _time_or_skip(mode: Mode, sizes: BenchSizes, device: str, report) -> ModeRes
 
 def run(sizes: BenchSizes, device: str, modes=GROUPS["precision"], compare: bool = False, report=None) -> BenchResult:
     """সব mode মেপে BenchResult (পাঠ ০৩, ০৭)। modes: নাম ('bf16-fused') বা Mode — একটি, বা তাদের তালিকা।
-
-    যে mode এই যন্ত্রে চলে না, বা compile/FP8 চালাতে গিয়ে ভাঙে, তা কারণসহ skipped-এ যায়।
-    """
-    if not isinstance(sizes, BenchSizes):
-        raise TypeError(f"sizes হবে একটি BenchSizes, যেমন BenchSizes.for_device('cpu') (sizes must be a BenchSizes); "
-                        f"পেয়েছি {sizes!r}")
-    if not isinstance(modes, (str, Mode, list, tuple)) or not (report is None or isinstance(report, DeviceReport)):
-        raise TypeError("modes হবে mode-এর নাম বা তার তালিকা, যেমন ['fp32', 'bf16'] (modes must be names); report হবে "
-                        "mishran.hardware.device_report(...)-এর ফল বা None (report must be a DeviceReport)")
+    যে mode এই যন্ত্রে চলে না, বা compile/FP8 চালাতে গিয়ে ভাঙে, তা কারণসহ skipped-এ যায়।"""
     as_device(device)
-    modes = [as_mode(m) for m in ([modes] if isinstance(modes, (str, Mode)) else modes)]
+    modes = [as_mode(m) for m in (modes if isinstance(modes, (list, tuple)) else [modes])]
     compare = as_bool(compare, "compare")
     report = device_report(device) if report is None else report
     peak_label, peaks = peak_tflops(report.name) if device == "cuda" else (None, {})
     flops = count_flops(sizes)
     outcomes = [(m, _time_or_skip(m, sizes, device, report)) for m in modes]
     ran = [(m, r) for m, r in outcomes if isinstance(r, ModeResult)]
-    results = [r for _, r in ran]
+    by = {r.mode: r for _, r in ran}
+    base, bf16, loss_ref = by.get("fp32"), by.get("bf16"), by.get("bf16-compile") or by.get("bf16")
     for mode, r in ran:
         r.tflops = flops / r.step_s / 1e12
         r.peak_tflops = peaks.get(mode.peak_key)
         r.fraction_of_peak = mfu(flops, r.step_s, r.peak_tflops)     # কোর্সের একটিই MFU সূত্র
         r.final_loss = r.losses[-1]
-    by = {r.mode: r for r in results}
-    base, bf16, loss_ref = by.get("fp32"), by.get("bf16"), by.get("bf16-compile") or by.get("bf16")
-    for r in results:
         r.speedup_vs_fp32 = base.step_s / r.step_s if base else None
         r.speedup_vs_bf16 = bf16.step_s / r.step_s if bf16 else None
-        r.loss_vs_bf16 = r.final_loss / loss_ref.final_loss - 1 if loss_ref else None
+        r.loss_vs_bf16 = r.final_loss / loss_ref.losses[-1] - 1 if loss_ref else None
     return BenchResult(
         device={"device": report.device, "name": report.name,
                 "capability": list(report.capability) if report.capability else None,
                 "torch": report.torch_version, "cuda": report.cuda_version, "torchao": package_version("torchao")},
         sizes=sizes, parameters=count_parameters(sizes), flops_per_step=flops,
         peak_source=f"{PEAK_SOURCE} ({peak_label})" if peak_label else None,
-        loss_reference=loss_ref.mode if loss_ref else None, results=results,
+        loss_reference=loss_ref.mode if loss_ref else None, results=[r for _, r in ran],
         skipped=[s for _, s in outcomes if isinstance(s, Skipped)],
         compare_loop=[compare_loop(m, sizes, device) for m, _ in ran] if compare else None)
 
@@ -402,7 +378,6 @@ def _format(out: BenchResult, report) -> str:
              f"warm-up {s.warmup} step বাদ দিয়ে {s.steps} step-এর গড়; এক step-এ {_flop_text(out.flops_per_step)} "
              "(FlopCounterMode: forward + backward-এর matmul ও attention)",
              ""]
-    cuda = out.device["device"] == "cuda"
     by = "fp32" if "fp32" in out.by_mode() else "bf16"
     w = max([6] + [len(r.mode) for r in out.results + out.skipped])
     head = (f"{'mode':<{w}} {'ms/step':>10} {'speedup':>8} {'peak mem':>10} {'TFLOP/s':>9} {'peak':>8} "
@@ -419,7 +394,7 @@ def _format(out: BenchResult, report) -> str:
                      "FP8-*: torchao.float8 (MLP-র Linear) + torch.compile + fused AdamW (পাঠ ০৭)।")
     if out.peak_source:
         lines.append(f"peak-এর সংখ্যা: {out.peak_source}।")
-    elif cuda:
+    elif out.device["device"] == "cuda":
         lines.append("এই GPU-র peak TFLOP/s আমাদের তালিকায় নেই, তাই 'of peak' দেখানো হলো না।")
     else:
         lines += ["CPU-তে peak memory মাপা হয়নি: torch-এ CPU-র জন্য max_memory_allocated-এর মতো কোনো counter নেই; "
@@ -436,9 +411,7 @@ def _format(out: BenchResult, report) -> str:
 
 def main(argv=None) -> BenchResult:
     """`python -m mishran.measure.bench`: এই যন্ত্রে প্রতিটি mode-এর এক step-এর সময়, মেমরি আর TFLOP/s (পাঠ ০৩, ০৭)।"""
-    parser = argparse.ArgumentParser(prog="python -m mishran.measure.bench",
-                                     description="training step-এর সময়, মেমরি আর TFLOP/s: FP32/TF32/FP16/BF16 (পাঠ ০৩); "
-                                                 "fused AdamW, torch.compile, FP8 (পাঠ ০৭)")
+    parser = argparse.ArgumentParser(prog="python -m mishran.measure.bench", description=main.__doc__)
     parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="না দিলে GPU থাকলে cuda")
     for name in ("layers", "d-model", "batch", "seq", "vocab"):
         parser.add_argument(f"--{name}", type=cli.positive_int)

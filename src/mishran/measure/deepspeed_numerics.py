@@ -2,14 +2,10 @@
 
     from mishran.engines import deepspeed_config, deepspeed_engine
     from mishran.measure import deepspeed_numerics
-    engine = deepspeed_engine.initialize(
-        model, deepspeed_config.config_for_device(micro_batch=8, accumulation_steps=16))
+    engine = deepspeed_engine.initialize(model, deepspeed_config.config_for_device(micro_batch=8, accumulation_steps=4))
     deepspeed_numerics.accumulation_error(engine, batches)      # optimizer যে জমানো gradient পায়, তার আপেক্ষিক ভুল
-
     ref = deepspeed_numerics.fp64_reference(one_block.OneBlockLM(vocab), batches)
     deepspeed_numerics.compare_with_reference(engine, engine.module, batches, ref, backward=engine.backward)
-
-deepspeed import হয় শুধু accumulation_error-এর ভেতরে; matplotlib বা ipywidgets নয়।
 """
 from __future__ import annotations
 
@@ -25,15 +21,12 @@ __all__ = ["accumulation_error", "accumulation_errors", "fp64_reference", "compa
 
 
 def accumulation_error(engine, micro_batches) -> dict:
-    """engine-এর এক optimizer step-এর micro-batch-গুলো চালিয়ে, optimizer যে জমানো gradient পায় তার ভুল মাপে (পাঠ ০৫)।
+    """engine-এর এক optimizer step-এর micro-batch-গুলো (ঠিক gradient_accumulation_steps-টি (x, y)) চালিয়ে, optimizer
+    যে জমানো gradient পায় তার আপেক্ষিক ভুল মাপে (পাঠ ০৫)।
 
-    তুলনা একই micro-gradient-গুলোর FP64 যোগফলের সঙ্গে: প্রতিটি ওজনে একটি hook backward-এর সময় ঠিক সেই
-    gradient পায়, যা engine জমাতে যাচ্ছে, আর সেটি FP64-এ যোগ করে। তাই ভুলটা শুধু জমানো আর পাঠানোর
-    (reduce-এর) rounding, forward/backward-এর নয়। শেষ micro-batch-এর backward-এর পরে — সীমানায়, reduce-এর
-    পরে, optimizer step-এর আগে — DeepSpeed-এর নিজের deepspeed.utils.safe_get_full_grad দিয়ে জমানো gradient
-    পড়া হয়; তারপর engine.step()।
-    micro_batches: (x, y)-এর তালিকা, সংখ্যায় ঠিক engine-এর gradient_accumulation_steps।
-    ফেরত: {"k", "error" (‖G − R‖ / ‖R‖), "accumulate_dtype", "communication_dtype", "optimizer"}।
+    তুলনা একই micro-gradient-গুলোর FP64 যোগফলের সঙ্গে (প্রতিটি ওজনের hook engine-এর পাওয়া gradient-টিই FP64-এ
+    যোগ করে), তাই ভুলটা শুধু জমানো আর reduce-এর rounding। জমানো gradient পড়া হয় সীমানায়, optimizer step-এর আগে,
+    DeepSpeed-এর safe_get_full_grad দিয়ে। ফেরত: {"k", "error", "accumulate_dtype", "communication_dtype", "optimizer"}।
     """
     from deepspeed.utils import safe_get_full_grad
 
@@ -69,11 +62,10 @@ def accumulation_error(engine, micro_batches) -> dict:
 
 
 def accumulation_errors(engine, micro_batches, ks) -> dict:
-    """একই engine-এ কয়েকটি k, বড় থেকে ছোট: প্রতিটিতে একটি optimizer step, প্রথম k-টি micro-batch দিয়ে (পাঠ ০৫)।
+    """একই engine-এ কয়েকটি k, বড় থেকে ছোট, প্রতিটিতে প্রথম k-টি micro-batch-এর একটি optimizer step (পাঠ ০৫)।
 
-    k বসানো হয় DeepSpeed-এর নিজের engine.set_train_batch_size দিয়ে (micro-batch-এর মাপ একই থাকে), তাই প্রতিটি k-র
-    জন্য নতুন engine লাগে না। engine-এর গোনা micro-step সীমানায় মেলাতে প্রতিটি k তার আগেরটির ভাজক হতে হবে
-    (যেমন 64, 16, 4)। শেষে engine-এর gradient_accumulation_steps সবচেয়ে ছোট k। ফেরত: {k: accumulation_error-এর dict}।
+    k বসে DeepSpeed-এর engine.set_train_batch_size দিয়ে, নতুন engine ছাড়াই; micro-step-এর সীমানা মেলাতে প্রতিটি k
+    আগেরটির ভাজক (যেমন 64, 16, 4)। ফেরত: {k: accumulation_error-এর dict}।
     """
     micro_batches = list(micro_batches)
     out = {}
@@ -104,12 +96,9 @@ def compare_with_reference(forward, module: nn.Module, batches, reference: dict,
                            context=contextlib.nullcontext, gradients: bool = True) -> dict:
     """একটি পথ (engine, autocast-এর ভেতরে মডেল, ...) FP64-এর তুলনায় কতটা সরে, আর কোন op কোন dtype-এ চলল (পাঠ ০৫)।
 
-    forward(x, y) → (logits, loss): যে পথটা মাপতে চাও; module: যার .dtypes আর ওজনের .grad পড়া হবে;
-    backward: প্রথম ব্যাচের loss-এর backward (ডিফল্ট loss.backward(); engine-এ engine.backward); context: প্রতিটি
-    forward ঘিরে (যেমন lambda: torch.autocast("cpu", dtype=torch.bfloat16)); gradients=False: backward নেই
-    (যেমন FP16 engine, যার .grad loss scale দিয়ে গুণ করা)।
-    ফেরত: {"dtypes", "loss_error" (|loss − FP64 loss|-এর গড়), "grad_error" (প্রথম ব্যাচে, ‖g − g64‖ / ‖g64‖;
-    gradients=False হলে None)}।
+    forward(x, y) → (logits, loss); module: যার .dtypes আর .grad পড়া হয়; backward: প্রথম ব্যাচের loss-এর (ডিফল্ট
+    loss.backward()); context: প্রতিটি forward ঘিরে; gradients=False: backward নেই (যেমন FP16 engine, যার .grad
+    loss scale দিয়ে গুণ করা)। ফেরত: {"dtypes", "loss_error" (গড় |loss − FP64 loss|), "grad_error" (প্রথম ব্যাচে)}।
     """
     errors, grad_error = [], None
     for i, (x, y) in enumerate(batches):

@@ -18,7 +18,6 @@ from importlib import resources
 
 import torch
 from torch.autograd import DeviceType
-from torch.utils.flop_counter import FlopCounterMode
 
 from mishran import cli
 from mishran.checks import as_device, positive_int
@@ -34,8 +33,7 @@ __all__ = ["CATEGORIES", "categorize", "StepProfile", "profile_step", "op_events
            "fp8_step_bound", "FP8_RECIPE_FIELDS", "FP8_RECIPES_0_18", "fp8_recipes", "MatmulTime", "time_matmul",
            "VocabStep", "vocab_sweep", "reference_figures", "main"]
 
-# ভাগগুলো, যে ক্রমে দেখানো হয়
-CATEGORIES = ("matmul", "attention", "optimizer", "other")
+CATEGORIES = ("matmul", "attention", "optimizer", "other")          # ভাগগুলো, যে ক্রমে দেখানো হয়
 
 _ATTENTION = re.compile(r"attention|flash|fmha|sdpa|softmax_backward_data", re.I)
 _MATMUL = re.compile(r"\b(aten::)?(mm|addmm|bmm|baddbmm|matmul|_scaled_mm|linear)\b|^(mm|addmm|bmm)backward|"
@@ -71,22 +69,28 @@ def _quiet_profiler_log():
             os.close(saved)
 
 
-# profiler-এর নিজের ঘটনা (CUDA-তে প্রথম ডাকে দেখা যায়), মডেলের কাজ নয়
-_PROFILER_OWN = ("Activity Buffer Request", "Lazy Function Loading")
+_PROFILER_OWN = ("Activity Buffer Request", "Lazy Function Loading")     # profiler-এর নিজের ঘটনা, মডেলের কাজ নয়
 
 
 def _inside_optimizer(event) -> bool:
     parent = event.cpu_parent
-    while parent is not None:
-        if parent.name.startswith("Optimizer."):
-            return True
+    while parent is not None and not parent.name.startswith("Optimizer."):
         parent = parent.cpu_parent
-    return False
+    return parent is not None
 
 
 def _activities(device: str) -> list:
     cuda = [torch.profiler.ProfilerActivity.CUDA] if torch.device(device).type == "cuda" else []
     return [torch.profiler.ProfilerActivity.CPU, *cuda]
+
+
+def _own_times(prof, device: str):
+    """(ঘটনা, মাইক্রোসেকেন্ড): GPU-তে kernel-এর সময় (self device time), CPU-তে op-এর নিজের সময় (self CPU time), তাই
+    প্রতিটি সময় ঠিক একবার গোনা পড়ে; শূন্য আর profiler-এর নিজের ঘটনা বাদ।"""
+    for event in prof.events():
+        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
+        if event.device_type == DeviceType.CPU and us > 0 and event.name not in _PROFILER_OWN:
+            yield event, us
 
 
 @dataclass
@@ -110,12 +114,8 @@ class StepProfile:
 def profile_step(mode, sizes: reference.BenchSizes, device: str, steps: int = 3) -> StepProfile:
     """bench-এর মডেলে `steps`টি step torch.profiler দিয়ে মেপে, প্রতি step-এ কোন ভাগে কত সময় (পাঠ ০৭)।
 
-    mode: bench.Mode বা তার নাম ('bf16-fused')। GPU-তে গোনা হয় kernel-এর সময় (self device time), CPU-তে op-এর
-    নিজের সময় (self CPU time); প্রতিটি সময় ঠিক একবার গোনা পড়ে।
+    mode: bench.Mode বা তার নাম ('bf16-fused')। GPU-তে গোনা হয় kernel-এর সময়, CPU-তে op-এর নিজের সময়।
     """
-    if not isinstance(sizes, reference.BenchSizes):
-        raise TypeError(f"sizes হবে একটি BenchSizes, যেমন BenchSizes.for_device('cpu') (sizes must be a BenchSizes); "
-                        f"পেয়েছি {sizes!r}")
     mode, steps = bench.as_mode(mode), positive_int(steps, "steps")
     as_device(device)
     model, forward, optimizer, x, y = bench.build(mode, sizes, device)
@@ -128,25 +128,17 @@ def profile_step(mode, sizes: reference.BenchSizes, device: str, steps: int = 3)
     sync(device)
     with _quiet_profiler_log(), torch.profiler.profile(activities=_activities(device)) as prof:
         wall = time_steps(lambda: run(steps), 1, device)[0] / steps
-    by_category = dict.fromkeys(CATEGORIES, 0.0)
-    calls = dict.fromkeys(CATEGORIES, 0)
+    timed = [(e.name, categorize(e.name, _inside_optimizer(e)), us / 1e6 / steps) for e, us in _own_times(prof, device)]
     by_name: dict[tuple, float] = {}
-    for event in prof.events():
-        if event.device_type != DeviceType.CPU:
-            continue
-        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
-        if us <= 0 or event.name in _PROFILER_OWN:
-            continue
-        category = categorize(event.name, _inside_optimizer(event))
-        calls[category] += 1
-        seconds = us / 1e6 / steps
-        by_category[category] += seconds
-        by_name[(event.name, category)] = by_name.get((event.name, category), 0.0) + seconds
+    for name, category, seconds in timed:
+        by_name[(name, category)] = by_name.get((name, category), 0.0) + seconds
     ops = sorted(([n, s, c] for (n, c), s in by_name.items()), key=lambda t: -t[1])
     del model
     forward = optimizer = None                              # মুক্ত করা; run-এর closure-ও আর এদের ধরে রাখে না
     release(device)
-    return StepProfile(mode.name, device, by_category, {c: n / steps for c, n in calls.items()}, ops[:12], wall,
+    by_category = {c: sum((s for _, k, s in timed if k == c), 0.0) for c in CATEGORIES}
+    calls = {c: sum(k == c for _, k, _ in timed) / steps for c in CATEGORIES}
+    return StepProfile(mode.name, device, by_category, calls, ops[:12], wall,
                        "GPU kernel-এর সময়" if device == "cuda" else "CPU-তে op-এর নিজের সময়", ops)
 
 
@@ -155,28 +147,14 @@ def op_events(fn, *args, device: str = "cpu") -> list:
     with _quiet_profiler_log(), torch.profiler.profile(activities=_activities(device)) as prof:
         fn(*args)
         sync(device)
-    out = []
-    for event in prof.events():
-        us = event.self_device_time_total if device == "cuda" else event.self_cpu_time_total
-        if event.device_type == DeviceType.CPU and us > 0 and event.name not in _PROFILER_OWN \
-                and not event.name.startswith(("Torch-Compiled", "CompiledFunction")):
-            out.append((event.name, us))
-    return out
+    return [(e.name, us) for e, us in _own_times(prof, device)
+            if not e.name.startswith(("Torch-Compiled", "CompiledFunction"))]
 
 
 def fp8_matmul_share(sizes: reference.BenchSizes) -> float:
-    """bench-এর মডেলের এক step-এর matmul-এর (mm, addmm; attention বাদে) FLOP-এর কত ভাগ FP8-এ যায় (পাঠ ০৭)।
-
-    torchao শুধু reference.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।
-    meta device-এ FlopCounterMode দিয়ে প্রতিটি module-এর FLOP গোনা, তাই মেমরি বা হিসাব লাগে না।
-    """
-    with torch.device("meta"):
-        model = reference.ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
-        x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
-    with FlopCounterMode(display=False) as counter:
-        _, loss = model(x, x)
-        loss.backward()
-    counts = counter.get_flop_counts()
+    """bench-এর মডেলের এক step-এর matmul-এর (mm, addmm; attention বাদে) FLOP-এর কত ভাগ FP8-এ যায় (পাঠ ০৭): torchao
+    শুধু reference.FP8_LINEARS-এর (MLP-র) Linear বদলায়; attention-এর projection আর head BF16-এই থাকে।"""
+    counts = reference.flop_counts(sizes)
 
     def matmul_flops(ops) -> int:
         return sum(v for op, v in ops.items() if str(op).split(".")[-1] in ("mm", "addmm"))
@@ -285,21 +263,17 @@ def vocab_sweep(sizes: reference.BenchSizes, device: str, vocabs=(8192, 8191, 82
 
 
 def reference_figures(lesson: str = "07") -> dict | None:
-    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৬ বা ০৭-এর ফল (mishran/results/h200_lesson<lesson>.json); না থাকলে None।
-
-    এগুলো তুলনার জন্য, তোমার যন্ত্রে মাপা নয়: GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।
-    """
+    """কোর্সের লেখকদের H200-এ মাপা পাঠ ০৬ বা ০৭-এর ফল (mishran/results/h200_lesson<lesson>.json), না থাকলে None:
+    তুলনার জন্য, তোমার যন্ত্রে মাপা নয় — GPU ছাড়া নোটবুক এগুলো দেখায়, যন্ত্র আর তারিখ লিখে।"""
     path = resources.files("mishran") / "results" / f"h200_lesson{lesson}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def main(argv=None) -> dict:
     """`python -m mishran.measure.profiler`: profile-এর ভাগ, matmul-এর মাপ আর vocab-এর মাপ — JSON হিসেবে (পাঠ ০৭)।"""
-    parser = argparse.ArgumentParser(prog="python -m mishran.measure.profiler",
-                                     description="এক step-এর সময় কোথায় যায়, আর tensor core-বান্ধব মাপ (পাঠ ০৭)")
+    parser = argparse.ArgumentParser(prog="python -m mishran.measure.profiler", description=main.__doc__)
     parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="না দিলে GPU থাকলে cuda")
-    parser.add_argument("--modes", type=bench.parse_modes, default=bench.parse_modes("bf16,bf16-loop,bf16-fused,"
-                                                                                     "bf16-compile"),
+    parser.add_argument("--modes", type=bench.parse_modes, default=["bf16", "bf16-loop", "bf16-fused", "bf16-compile"],
                         help="কোন mode-গুলো profile করা হবে (কমা দিয়ে)")
     parser.add_argument("--out", default="-", help="JSON কোথায় লেখা হবে (না দিলে পর্দায়)")
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""ছোট মডেল: MLP আর TinyGPT, nanoGPT-এর ধাঁচে অক্ষর-ভিত্তিক ভাষা-মডেল (পাঠ ০২ থেকে; পুরোটা পাঠ ০৭-এ)।
+"""TinyGPT: nanoGPT-এর ধাঁচে অক্ষর-ভিত্তিক ছোট ভাষা-মডেল, আর তার মাপের সারণি (পাঠ ০২ থেকে; পুরোটা পাঠ ০৭-এ)।
 
 কোড device-নিরপেক্ষ: .to("cuda") করলে GPU-তে চলে, আর torch.autocast-এর ভেতরে (BF16 বা FP16) চলে।
 seed দিলে ওজন আসে নিজস্ব torch.Generator থেকে, তাই একই seed মানে হুবহু একই মডেল; seed না দিলে
@@ -31,17 +31,6 @@ GPT_SIZES = {
 MAX_NEW_TOKENS = 1_000_000     # generate() এক অক্ষর করে লেখে: এর বেশি মানে CPU-তে ঘণ্টা, কোনো পাঠে লাগে না
 
 
-def _generator(seed):
-    seed = as_seed(seed)
-    return None if seed is None else torch.Generator().manual_seed(seed)
-
-
-def _config(config) -> GPTConfig:
-    if not isinstance(config, GPTConfig):
-        raise TypeError(f"config হবে একটি GPTConfig (a GPTConfig), যেমন GPTConfig(vocab_size=65); পেয়েছি {config!r}")
-    return config
-
-
 @dataclass
 class GPTConfig:
     """TinyGPT-এর মাপ। ডিফল্টে প্রায় এক লাখ ওজন: CPU-তে কয়েক সেকেন্ডে শতখানেক ধাপ (পাঠ ০২, ০৭)।"""
@@ -71,7 +60,6 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, config: GPTConfig):
         super().__init__()
-        self.n_embd = config.n_embd
         self.n_head = config.n_head
         self.dropout = config.dropout
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)  # q, k, v একসঙ্গে
@@ -81,10 +69,8 @@ class CausalSelfAttention(nn.Module):
     def forward(self, x):
         """x (B, T, C) → (B, T, C): প্রতিটি অবস্থানে আগের অবস্থানগুলোর মানের ভারযুক্ত গড়, n_head টি মাথায় আলাদা করে।"""
         B, T, C = x.shape
-        q, k, v = self.c_attn(x).split(C, dim=2)                      # প্রতিটি (B, T, C)
-        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # (B, nh, T, hs)
-        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)   # প্রতিটি (B, nh, T, hs)
+                   for t in self.c_attn(x).split(C, dim=2))                       # q, k, v একসঙ্গে হিসাব
         # is_causal=True: ভবিষ্যতের অক্ষর ঢেকে রাখে; GPU-তে flash attention kernel নিজে বেছে নেয়
         y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
                                            is_causal=True)              # (B, nh, T, hs)
@@ -129,8 +115,9 @@ class TinyGPT(nn.Module):
 
     def __init__(self, config: GPTConfig, seed: int | None = None):
         super().__init__()
-        self.config = config = _config(config)
-        g = _generator(seed)                  # ভুল seed হলে কিছু বানানোর আগেই থামি
+        self.config = config
+        seed = as_seed(seed)                  # ভুল seed হলে কিছু বানানোর আগেই থামি
+        g = None if seed is None else torch.Generator().manual_seed(seed)
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),   # অক্ষরের embedding
             wpe=nn.Embedding(config.block_size, config.n_embd),   # অবস্থানের embedding
@@ -143,12 +130,10 @@ class TinyGPT(nn.Module):
         self.transformer.wte.weight = self.lm_head.weight
 
         for module in self.modules():
-            if isinstance(module, nn.Linear):
+            if isinstance(module, (nn.Linear, nn.Embedding)):
                 nn.init.normal_(module.weight, mean=0.0, std=0.02, generator=g)
-                if module.bias is not None:
-                    nn.init.zeros_(module.bias)
-            elif isinstance(module, nn.Embedding):
-                nn.init.normal_(module.weight, mean=0.0, std=0.02, generator=g)
+            if isinstance(module, nn.Linear) and module.bias is not None:
+                nn.init.zeros_(module.bias)
         # residual পথে যোগ হওয়া প্রক্ষেপণ ছোট করে শুরু (GPT-2): স্তর বাড়লেও যোগফলের মাপ না ফুলুক
         for name, p in self.named_parameters():
             if name.endswith("c_proj.weight"):
@@ -185,16 +170,14 @@ class TinyGPT(nn.Module):
                  generator: torch.Generator | None = None):
         """idx (B, T)-এর পরে একে একে max_new_tokens অক্ষর যোগ করে (B, T + max_new_tokens) ফেরত দেয়।
 
-        temperature < 1 মানে বেশি নিশ্চিত, > 1 মানে বেশি এলোমেলো। generator দিলে একই seed-এ একই লেখা।
-        আগে model.eval() ডেকে নাও (dropout বন্ধ)।
+        temperature < 1 মানে বেশি নিশ্চিত, > 1 মানে বেশি এলোমেলো। generator দিলে একই seed-এ একই লেখা। আগে model.eval()
+        ডেকে নাও (dropout বন্ধ)। max_new_tokens আর temperature যাচাই হয় এখানেই: শিক্ষার্থীর দরজা evaluation.sample এটা ডাকে।
         """
         if (isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int)
                 or not 0 <= max_new_tokens <= MAX_NEW_TOKENS):
             raise ValueError(f"max_new_tokens হবে 0 থেকে {MAX_NEW_TOKENS:,}-এর একটি পূর্ণসংখ্যা (max_new_tokens must be "
                              f"an integer in [0, {MAX_NEW_TOKENS:,}]); পেয়েছি {str(max_new_tokens)[:40]}")
         temperature = finite_float(temperature, "temperature", minimum=1e-3)   # আরও ছোট: logits ÷ T = inf
-        if top_k is not None:
-            top_k = positive_int(top_k, "top_k")
         for _ in range(max_new_tokens):
             idx_cond = idx[:, -self.config.block_size:]       # context block_size-এর বেশি নয়
             logits, _ = self(idx_cond)

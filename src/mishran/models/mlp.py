@@ -21,12 +21,9 @@ class MLP(nn.Module):
         for value, name in ((d_in, "d_in"), (d_hidden, "d_hidden"), (d_out, "d_out"), (n_layers, "n_layers")):
             positive_int(value, name)
         sizes = [d_in] + [d_hidden] * (n_layers - 1) + [d_out]
-        layers = []
-        for i, (a, b) in enumerate(itertools.pairwise(sizes)):
-            layers.append(nn.Linear(a, b))
-            if i < n_layers - 1:
-                layers.append(nn.ReLU())
-        self.net = nn.Sequential(*layers)
+        # প্রতিটি জোড়া মাপে Linear → ReLU; শেষ Linear-এর পরে ReLU নেই
+        layers = [m for a, b in itertools.pairwise(sizes) for m in (nn.Linear(a, b), nn.ReLU())]
+        self.net = nn.Sequential(*layers[:-1])
         g = None if as_seed(seed) is None else torch.Generator().manual_seed(seed)
         for m in self.net:
             if isinstance(m, nn.Linear):

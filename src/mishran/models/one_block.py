@@ -14,10 +14,9 @@ __all__ = ["OneBlockLM"]
 class OneBlockLM(nn.Module):
     """ছোট ভাষা-মডেল: embedding → LayerNorm → এক-head causal attention → logits → cross-entropy (পাঠ ০৫)।
 
-    attention-এর softmax স্পষ্ট লেখা, যাতে তার dtype দেখা যায়। upcast=False: প্রতিটি op ওজন আর ইনপুটের
-    dtype-এ চলে — ১৬-বিট engine-এ LayerNorm, softmax আর loss সবই ১৬ বিটে। upcast=True: TinyGPT-এর মতো
-    সংবেদনশীল op-গুলো FP32-এ — LayerNorm আর softmax FP32-এ হিসাব করে ফল আবার মডেলের dtype-এ, আর loss-এর
-    আগে logits.float()। প্রতিটি forward-এর পরে self.dtypes: যে dtype-এ LayerNorm, softmax, logits আর loss হিসাব হলো।
+    attention-এর softmax স্পষ্ট লেখা, যাতে তার dtype দেখা যায়। upcast=False: প্রতিটি op ওজন আর ইনপুটের dtype-এ চলে —
+    ১৬-বিট engine-এ LayerNorm, softmax আর loss সবই ১৬ বিটে। upcast=True: TinyGPT-এর মতো LayerNorm আর softmax FP32-এ
+    হিসাব করে ফল আবার মডেলের dtype-এ, আর loss-এর আগে logits.float()। forward-এর পরে self.dtypes: কোনটি কোন dtype-এ হলো।
     """
 
     def __init__(self, vocab_size: int, n_embd: int = 64, seed: int = 0, upcast: bool = False):

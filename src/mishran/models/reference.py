@@ -12,14 +12,14 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from mishran.checks import positive_int
 
-__all__ = ["BenchSizes", "ReferenceTransformer", "FP8_LINEARS", "count_parameters", "count_flops"]
+__all__ = ["BenchSizes", "ReferenceTransformer", "FP8_LINEARS", "count_parameters", "flop_counts", "count_flops"]
 
 FP8_LINEARS = ("linear1", "linear2")             # FP8-এ যায় শুধু encoder-এর MLP-র এই দুটি Linear (পাঠ ০৭)
 
 
 @dataclass
 class BenchSizes:
-    """reference মডেল আর মাপার আকার; warmup ০ চলে, বাকি সব ধনাত্মক পূর্ণসংখ্যা।"""
+    """reference মডেল আর মাপার আকার (পাঠ ০৩, ০৭); warmup ০ চলে, বাকি সব ধনাত্মক পূর্ণসংখ্যা।"""
 
     layers: int
     d_model: int
@@ -33,8 +33,7 @@ class BenchSizes:
         for name in ("layers", "d_model", "batch", "seq", "vocab", "steps"):
             positive_int(getattr(self, name), name)
         if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
-            raise ValueError(f"warmup হবে ০ বা তার বেশি পূর্ণসংখ্যা (warmup must be an integer >= 0); পেয়েছি "
-                             f"{self.warmup!r}")
+            raise ValueError(f"warmup হবে ০ বা বেশি পূর্ণসংখ্যা (warmup must be an integer >= 0); পেয়েছি {self.warmup!r}")
 
     @classmethod
     def for_device(cls, device: str) -> BenchSizes:
@@ -68,16 +67,19 @@ def count_parameters(sizes: BenchSizes) -> int:
         return sum(p.numel() for p in ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab).parameters())
 
 
-def count_flops(sizes: BenchSizes) -> int:
-    """এক training step-এর FLOP (forward + backward-এর matmul ও attention; optimizer-এর elementwise কাজ ধরা নেই)।
-
-    meta device-এ গোনা হয়: কোনো হিসাব বা মেমরি লাগে না, আর attention ভেঙে bmm হয় বলে তা-ও গোনা পড়ে
-    (CPU-র fused attention kernel FlopCounterMode চেনে না)।
-    """
+def flop_counts(sizes: BenchSizes) -> dict:
+    """এক training step-এর FLOP, module ধরে: {module-এর নাম: {op: FLOP}}, 'Global' পুরো মডেল (পাঠ ০৭)। meta device-এ
+    গোনা: হিসাব বা মেমরি লাগে না, আর attention ভেঙে bmm হয় বলে তা-ও গোনা পড়ে (CPU-র fused kernel FlopCounterMode চেনে না)।"""
     with torch.device("meta"):
         model = ReferenceTransformer(sizes.layers, sizes.d_model, sizes.vocab)
         x = torch.randint(0, sizes.vocab, (sizes.batch, sizes.seq))
     with FlopCounterMode(display=False) as counter:
         _, loss = model(x, x)
         loss.backward()
-    return counter.get_total_flops()
+    return counter.get_flop_counts()
+
+
+def count_flops(sizes: BenchSizes) -> int:
+    """এক training step-এর মোট FLOP (forward + backward-এর matmul ও attention; optimizer-এর elementwise কাজ নয়)
+    (পাঠ ০৩, ০৭)।"""
+    return sum(flop_counts(sizes)["Global"].values())

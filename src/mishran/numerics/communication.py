@@ -1,38 +1,26 @@
 """GPU-রা নিজেদের মধ্যে কোন precision-এ কথা বলে (পাঠ ০৯, অংশ ৩): gradient-এর reduce-scatter-এর ত্রুটি, এক CPU-তে।
 
-W-টি rank-এর gradient যোগ করে গড় নেওয়া হয় (FSDP2-এর reduce-scatter)। NCCL-এর ring algorithm-এ যোগগুলো একটা
-নির্দিষ্ট ক্রমে হয়: প্রতিটি rank আগের rank-এর পাঠানো আংশিক যোগফলের সঙ্গে নিজের মান যোগ করে, তারপর পরের rank-এ
-পাঠায় — আর পাঠানোর আগে যোগফলটা wire-এর dtype-এ (যেমন BF16) round হয়। W যত বড়, তত বেশিবার round; তাই BF16-এ
-ত্রুটি W-এর সঙ্গে বাড়ে। এখানে একই যোগগুলো একই ক্রমে করা হয়, tensor-এ (প্রতি hop-এ একবার, সব উপাদান একসঙ্গে),
-আর FP64-এর গড়ের সঙ্গে মেলানো হয়:
+NCCL-এর ring-এ প্রতিটি rank আগের rank-এর পাঠানো আংশিক যোগফলে নিজের মান যোগ করে পরের rank-এ পাঠায়, আর পাঠানোর আগে
+যোগফলটা wire-এর dtype-এ (যেমন BF16) round হয় — W যত বড়, তত বেশিবার round, তাই BF16-এ ত্রুটি W-এর সঙ্গে বাড়ে। এখানে
+একই যোগ একই ক্রমে হয় (প্রতি hop-এ সব উপাদান একসঙ্গে), আর FP64-এর গড়ের সঙ্গে মেলানো হয়:
 
     sweep = error_sweep()                       # W = 2 … 1024, প্রতিটি scheme-এর আপেক্ষিক ত্রুটি
     smallest_safe_dtype(1024, 1e-3, sweep)      # এই সহনসীমায় তারে সবচেয়ে কম বাইটের scheme
 
-দুটি algorithm (ALGORITHMS): "ring" (NCCL: আংশিক যোগফল ঘুরে বেড়ায়, প্রতি hop-এ wire dtype-এ round) আর "direct"
-(all-to-all ধাঁচের reduce-scatter: প্রতিটি rank নিজের মান shard-এর মালিককে সোজা পাঠায়, মালিক সব যোগ করে sum dtype-এ;
-wire-এ বাইট ring-এর সমান, (W − 1)/W · n, কিন্তু message W − 1টি)। ring-এ sum dtype FP32 দিলেও লাভ নেই: দুটি BF16
-সংখ্যা FP32-এ যোগ করে BF16-এ round করা আর সোজা BF16-এ যোগ একই জিনিস। "BF16 wire, FP32 যোগ"-এর লাভ পেতে আংশিক
-যোগফলকে wire-এ যেতে দেওয়া চলে না — সেটাই "direct"।
-
-গড়ের ভাগ (divide): "avg" = NCCL-এর ReduceOp.AVG, যা float-এ আসলে PreMulSum(1/W) — প্রতিটি rank-এর মান যোগের আগে
-1/W দিয়ে গুণ (wire dtype-এ); W 2-এর ঘাত হলে এটা শেষে W দিয়ে ভাগের সঙ্গে হুবহু এক। "pre_post" = FSDP2-এর FP16-এর
-পথ: আগে pre দিয়ে ভাগ, যোগ (SUM), তারপর post দিয়ে ভাগ; pre × post = W (fsdp_divide_factors)।
+ring-এ FP32-এ যোগ করে লাভ নেই (দুটি BF16 FP32-এ যোগ করে BF16-এ round = BF16-এ যোগ); "BF16 wire, FP32 যোগ"-এর লাভ
+মেলে "direct"-এ (all-to-all ধাঁচ): প্রতিটি rank নিজের মান shard-এর মালিককে সোজা পাঠায়, মালিক সব যোগ করে।
 """
 from __future__ import annotations
 
-import math
-
 import torch
 
-from mishran import precision
 from mishran.checks import as_seed, finite_float, positive_int
 from mishran.numerics.error import relative_error
+from mishran.numerics.formats import get_format
 
-__all__ = ["ring_order_sum", "MAX_WORLD", "MAX_ELEMENTS", "WORLDS", "ALGORITHMS", "DIVIDES", "SCHEMES", "COLLECTIVES",
-           "ring_reduce_scatter", "direct_reduce_scatter", "fsdp_divide_factors", "reduced_mean",
-           "gradient_sample", "error_sweep", "wire_bytes", "WIRE_POLICIES", "wire_table", "scheme_cost",
-           "smallest_safe_dtype"]
+__all__ = ["ring_order_sum", "MAX_WORLD", "MAX_ELEMENTS", "WORLDS", "SCHEMES", "ring_reduce_scatter",
+           "direct_reduce_scatter", "fsdp_divide_factors", "reduced_mean", "gradient_sample", "error_sweep",
+           "wire_bytes", "WIRE_POLICIES", "wire_table", "scheme_cost", "smallest_safe_dtype"]
 
 MAX_WORLD = 4096
 """সবচেয়ে বড় rank-সংখ্যা (world size), যা এই simulation নেয় (পাঠ ০৯)।"""
@@ -43,12 +31,6 @@ MAX_ELEMENTS = 2 ** 25
 WORLDS = tuple(2 ** k for k in range(1, 11))
 """error_sweep-এর W: 2, 4, 8, …, 1024 (পাঠ ০৯)।"""
 
-ALGORITHMS = ("ring", "direct")
-"""reduce-scatter-এর দুটি ধরন (পাঠ ০৯): NCCL-এর ring, আর all-to-all ধাঁচের direct।"""
-
-DIVIDES = ("avg", "pre_post")
-"""গড়ের জন্য W দিয়ে ভাগের দুটি পথ (পাঠ ০৯): NCCL-এর AVG, আর FSDP2-এর FP16-এর আগে-পরে ভাগ।"""
-
 SCHEMES = {
     "fp32": ("fp32", None, "avg", "ring"),
     "bf16": ("bf16", None, "avg", "ring"),
@@ -57,42 +39,18 @@ SCHEMES = {
 }
 """scheme-এর নাম → (wire dtype, sum dtype বা None = wire dtype, divide, algorithm) (পাঠ ০৯)।
 
-fp32/bf16/fp16: FSDP2-এ reduce_dtype যা, NCCL-এর ring-এ তা-ই। bf16_wire_fp32_sum: wire-এ BF16, কিন্তু প্রতিটি
-rank-এর মান একবারই wire-এ যায় আর মালিক FP32-এ যোগ করে ("direct"); ring-এ FP32-এ যোগ কোনো কাজে আসে না (উপরে দেখো)।
+fp32/bf16/fp16: FSDP2-এ reduce_dtype যা, NCCL-এর ring-এ তা-ই। bf16_wire_fp32_sum: wire-এ BF16, মালিক FP32-এ যোগ করে
+("direct")। divide: reduced_mean দেখো।
 """
-
-COLLECTIVES = ("reduce_scatter", "all_gather", "all_reduce")
-"""wire_bytes যে collective-গুলো চেনে (পাঠ ০৯)।"""
-
-
-def _world(world, name: str = "world") -> int:
-    """world 1 থেকে MAX_WORLD-এর পূর্ণসংখ্যা।"""
-    world = positive_int(world, name)
-    if world > MAX_WORLD:
-        raise ValueError(f"{name} হবে 1 থেকে {MAX_WORLD} (world size: number of ranks); পেয়েছি {world}")
-    return world
 
 
 def _dtype(name) -> torch.dtype:
-    """precision-এর নাম (বা torch dtype) → dtype; নাম চেনে শুধু mishran.precision।"""
-    return precision.dtype_of(precision.name_of(name) if isinstance(name, torch.dtype) else name)
-
-
-def _grads(grads) -> torch.Tensor:
-    """(W, n) আকারের, সসীম, float tensor কি না দেখে।"""
-    if not isinstance(grads, torch.Tensor) or not grads.is_floating_point():
-        raise TypeError(f"grads হবে float-এর tensor, আকার (W, n) (grads must be a float tensor of shape (W, n)); "
-                        f"পেয়েছি {type(grads).__name__}")
-    if grads.dim() != 2 or grads.shape[1] < 1:
-        raise ValueError(f"grads-এর আকার হবে (W, n): সারি r-এ rank r-এর gradient (grads must be 2-D (W, n)); "
-                         f"পেয়েছি {tuple(grads.shape)}")
-    _world(grads.shape[0], "W (grads-এর সারি)")
-    if grads.numel() > MAX_ELEMENTS:
-        raise ValueError(f"W × n = {grads.numel():,}, এই simulation-এর জন্য খুব বড় (too many elements; at most "
-                         f"{MAX_ELEMENTS:,})")
-    if not math.isfinite(grads.sum(dtype=torch.float64).item()) and not bool(torch.isfinite(grads).all()):
-        raise ValueError("grads-এ NaN বা inf আছে (grads must be finite); আগে gradient-টা দেখো")
-    return grads
+    """তারের বা যোগের ফরম্যাট: 'fp32', 'bf16', 'fp16' (বা তাদের torch dtype) → dtype।"""
+    f = get_format(name)
+    if f.name not in ("fp32", "bf16", "fp16"):
+        raise ValueError(f"তারের বা যোগের dtype হবে fp32, bf16 বা fp16 (wire and sum dtype must be fp32, bf16 or fp16); "
+                         f"পেয়েছি {name!r:.40}")
+    return f.dtype
 
 
 def _owners(n: int, world: int) -> torch.Tensor:
@@ -115,37 +73,37 @@ def ring_order_sum(x: torch.Tensor, sum_dtype: torch.dtype, hop_dtype: torch.dty
     return acc[0]
 
 
+def _reduce(x: torch.Tensor, sum_dtype, algorithm: str) -> torch.Tensor:
+    """wire dtype-এ থাকা x (W, n)-এর যোগ, sum_dtype-এ (None = wire dtype): "ring"-এ প্রতি hop-এ wire dtype-এ round,
+    ফল wire dtype-এ; "direct"-এ মাঝে round নেই, ফল sum dtype-এ।"""
+    total = x.dtype if sum_dtype is None else _dtype(sum_dtype)
+    if algorithm == "ring":
+        return ring_order_sum(x, total, x.dtype).to(x.dtype)
+    return ring_order_sum(x, total)
+
+
 def ring_reduce_scatter(grads, wire_dtype, sum_dtype=None) -> torch.Tensor:
     """NCCL-এর ring reduce-scatter, এক CPU-তে (পাঠ ০৯): সব rank-এর gradient-এর যোগফল (গড় নয়), আকার (n,), wire dtype-এ।
 
-    grads: (W, n), সারি r-এ rank r-এর পুরো gradient; আগে wire dtype-এ cast হয় (rank সেটা ওই dtype-এই রাখে)। n-টি
-    উপাদান W-টি টানা segment-এ ভাগ হয় (torch.chunk-এর মতো, প্রতিটি ceil(n/W); n < W-ও চলে)। segment s ring ঘোরে
-    rank (s+1) % W থেকে: সে নিজের মান পাঠায়, পরের প্রতিটি rank নিজের মান যোগ করে (sum_dtype-এ; None = wire dtype,
-    NCCL যেমন করে) আর wire dtype-এ round করে পাঠায়; শেষে যোগ করে rank s। ফেরত: সব shard-এর all-gather যা দিত।
+    grads: (W, n), সারি r-এ rank r-এর পুরো gradient, আগে wire dtype-এ cast হয়। যোগের ক্রম ring_order_sum-এর; প্রতিটি
+    যোগ sum_dtype-এ (None = wire dtype, NCCL যেমন করে), পাঠানোর আগে wire dtype-এ round। ফেরত: সব shard-এর all-gather।
     """
-    x = _grads(grads).to(_dtype(wire_dtype))
-    return _ring(x, None if sum_dtype is None else _dtype(sum_dtype))
-
-
-def _ring(x: torch.Tensor, total: torch.dtype | None) -> torch.Tensor:
-    """wire dtype-এ থাকা x-এর ring যোগ (total None = wire dtype)।"""
-    return ring_order_sum(x, total or x.dtype, x.dtype).to(x.dtype)
+    if not isinstance(grads, torch.Tensor) or not grads.is_floating_point():
+        raise TypeError(f"grads হবে float-এর tensor, আকার (W, n) (grads must be a float tensor of shape (W, n)); "
+                        f"পেয়েছি {type(grads).__name__}")
+    world, n = grads.shape if grads.dim() == 2 else (0, 0)
+    if not (1 <= world <= MAX_WORLD and n >= 1) or grads.numel() > MAX_ELEMENTS:
+        raise ValueError(f"grads-এর আকার হবে (W, n): সারি r-এ rank r-এর gradient, W ≤ {MAX_WORLD}, W × n ≤ "
+                         f"{MAX_ELEMENTS:,} (grads must be 2-D (W, n)); পেয়েছি {tuple(grads.shape)}")
+    if not bool(torch.isfinite(grads).all()):
+        raise ValueError("grads-এ NaN বা inf আছে (grads must be finite); আগে gradient-টা দেখো")
+    return _reduce(grads.to(_dtype(wire_dtype)), sum_dtype, "ring")
 
 
 def direct_reduce_scatter(grads, wire_dtype, sum_dtype=None) -> torch.Tensor:
     """all-to-all ধাঁচের reduce-scatter (পাঠ ০৯): প্রতিটি rank-এর মান wire dtype-এ একবারই wire-এ যায়, shard-এর মালিক
-    সবগুলো যোগ করে sum_dtype-এ (None = wire dtype), ring-এর একই ক্রমে, মাঝে round ছাড়া। ফেরত যোগফল, sum dtype-এ
-    (মালিক যা রাখে; FSDP2 এরপর sharded gradient-এর dtype-এ cast করে)।"""
-    x = grads.to(_dtype(wire_dtype))
-    return _direct(x, None if sum_dtype is None else _dtype(sum_dtype))
-
-
-def _direct(x: torch.Tensor, total: torch.dtype | None) -> torch.Tensor:
-    """wire dtype-এ থাকা x-এর direct যোগ (total None = wire dtype)।"""
-    return ring_order_sum(x, total or x.dtype, None)
-
-
-_REDUCERS = {"ring": _ring, "direct": _direct}
+    সবগুলো যোগ করে sum_dtype-এ (None = wire dtype), ring-এর একই ক্রমে, মাঝে round ছাড়া। ফেরত যোগফল, sum dtype-এ।"""
+    return _reduce(grads.to(_dtype(wire_dtype)), sum_dtype, "direct")
 
 
 def _split(factor: float) -> tuple[float, float]:
@@ -174,103 +132,53 @@ def fsdp_divide_factors(world, reduce_dtype) -> dict:
 def reduced_mean(grads, wire_dtype, sum_dtype=None, divide="avg", algorithm="ring") -> torch.Tensor:
     """FSDP2 যেমন দিত, সব rank-এর gradient-এর গড় (পাঠ ০৯), আকার (n,): ring বা direct reduce-scatter আর W দিয়ে ভাগ।
 
-    divide="avg": NCCL-এর AVG — প্রতিটি rank-এর মান যোগের আগে wire dtype-এ 1/W দিয়ে গুণ (PreMulSum; W 2-এর ঘাত হলে
-    শেষে W দিয়ে ভাগের সমান)। divide="pre_post": FSDP2-এর FP16-এর পথ — wire dtype-এ pre দিয়ে ভাগ, যোগ, তারপর post দিয়ে
-    ভাগ (fsdp_divide_factors(W, "fp16")-এর ভাগ, যেকোনো dtype-এ)।
+    divide="avg": NCCL-এর ReduceOp.AVG, যা float-এ আসলে PreMulSum(1/W) — প্রতিটি rank-এর মান যোগের আগে wire dtype-এ
+    1/W দিয়ে গুণ (W 2-এর ঘাত হলে শেষে W দিয়ে ভাগের সমান)। divide="pre_post": FSDP2-এর FP16-এর পথ — wire dtype-এ pre
+    দিয়ে ভাগ, যোগ, তারপর post দিয়ে ভাগ (pre × post = W, fsdp_divide_factors)।
     """
     x = grads.to(_dtype(wire_dtype))
-    total = None if sum_dtype is None else _dtype(sum_dtype)
-    world = x.shape[0]
     if divide == "pre_post":
-        pre, post = _split(float(world))
-        return _REDUCERS[algorithm](x / pre, total) / post
-    return _REDUCERS[algorithm](x * torch.tensor(1 / world, dtype=x.dtype), total)     # "avg"
-
-
-def _size(n) -> int:
-    """প্রতি rank-এ উপাদানের সংখ্যা n: 1 থেকে MAX_ELEMENTS।"""
-    n = positive_int(n, "n")
-    if n > MAX_ELEMENTS:
-        raise ValueError(f"n হবে 1 থেকে {MAX_ELEMENTS:,} (n: elements per rank); পেয়েছি {n:,}")
-    return n
+        pre, post = _split(float(x.shape[0]))
+        return _reduce(x / pre, sum_dtype, algorithm) / post
+    return _reduce(x * torch.tensor(1 / x.shape[0], dtype=x.dtype), sum_dtype, algorithm)     # "avg"
 
 
 def gradient_sample(world, n=2 ** 14, signal=1.0, noise=1.0, scale=1e-3, seed=0) -> torch.Tensor:
     """W-টি rank-এর gradient, float64, আকার (W, n) (পাঠ ০৯): scale × (signal × সবার এক দিক + noise × rank-এর নিজের
-    গোলমাল), দুটোই আদর্শ normal।
-
-    signal/noise বড় মানে rank-গুলো একই দিকে ঠেলে: ring-এর আংশিক যোগফল প্রতিটি মানের প্রায় k গুণ হয়ে বাড়ে, আর
-    নতুন মান round-এ হারায় — অনেক rank-এ BF16-এর যোগ এখানেই সবচেয়ে বেশি ক্ষতি করে (পাঠের অংশ ৩-এর সারণি)। ছোট
-    signal/noise-এ যোগফল বাড়ে মোটামুটি √k হারে। scale ছোট হলে FP16-এর underflow দেখা যায়।
-    """
+    গোলমাল), দুটোই আদর্শ normal। signal/noise বড় মানে rank-গুলো একই দিকে ঠেলে, ring-এর আংশিক যোগফল বড় হয়ে নতুন মান
+    round-এ হারায় — BF16-এর যোগ এখানেই সবচেয়ে বেশি ক্ষতি করে; scale ছোট হলে FP16-এর underflow দেখা যায়।"""
     gen = torch.Generator().manual_seed(seed)
     common = torch.randn(n, generator=gen, dtype=torch.float64)
     own = torch.randn(world, n, generator=gen, dtype=torch.float64)
     return scale * (signal * common + noise * own)
 
 
-def _scheme(name, spec) -> tuple:
-    """একটি scheme-এর (wire, sum, divide, algorithm) যাচাই; 3-টি ঘর দিলে algorithm = "ring"।"""
-    if not isinstance(spec, tuple) or len(spec) not in (3, 4):
-        raise ValueError(f"scheme {name!r} হবে (wire, sum বা None, divide[, algorithm]) (a 3- or 4-tuple); "
-                         f"পেয়েছি {spec!r}")
-    wire, total, divide, algorithm = (*spec, "ring")[:4]
-    _dtype(wire)
-    if total is not None:
-        _dtype(total)
-    if divide not in DIVIDES or algorithm not in ALGORITHMS:
-        raise ValueError(f"scheme {name!r}: divide হবে {DIVIDES}-এর একটি, algorithm {ALGORITHMS}-এর একটি (unknown "
-                         f"divide or algorithm); পেয়েছি {divide!r}, {algorithm!r}")
-    return wire, total, divide, algorithm
+def error_sweep(worlds=WORLDS, n=2 ** 14, seed=0, signal=1.0, noise=1.0, scale=1e-3) -> dict:
+    """প্রতিটি W আর SCHEMES-এর প্রতিটি scheme-এ গড় gradient-এর আপেক্ষিক ত্রুটি, FP64-এর গড়ের সঙ্গে (পাঠ ০৯)।
 
-
-def _worlds(worlds) -> list:
-    """W-এর অখালি, বাড়তে থাকা list।"""
+    signal, noise, scale (প্রতিটি ≥ 0) যায় gradient_sample-এ। ফেরত: {"worlds", "errors": {scheme: [W-প্রতি ত্রুটি]},
+    "bf16_rounding_floor": [সঠিক গড়কে একবার BF16-এ round করার ত্রুটি, W-প্রতি], "n", "seed"}।
+    """
     if isinstance(worlds, (str, bytes, dict, torch.Tensor)) or not hasattr(worlds, "__iter__"):
         raise TypeError(f"worlds হবে W-এর list, যেমন (2, 4, 8) (worlds must be a list of ints); পেয়েছি {worlds!r}")
-    out = [_world(w, "worlds-এর W") for w in worlds]
-    if not out or out != sorted(set(out)):
-        raise ValueError(f"worlds হবে অখালি আর বাড়তে থাকা, পুনরাবৃত্তি ছাড়া (non-empty, increasing); পেয়েছি {worlds!r}")
-    return out
-
-
-def error_sweep(worlds=WORLDS, schemes=None, n=2 ** 14, seed=0, **sample_kwargs) -> dict:
-    """প্রতিটি W আর scheme-এ গড় gradient-এর আপেক্ষিক ত্রুটি, FP64-এর গড়ের সঙ্গে (পাঠ ০৯)।
-
-    schemes: নাম → (wire, sum, divide, algorithm), None = SCHEMES। sample_kwargs (signal, noise, scale; প্রতিটি ≥ 0)
-    যায় gradient_sample-এ। ফেরত: {"worlds", "errors": {scheme: [W-প্রতি ত্রুটি]}, "bf16_rounding_floor": [সঠিক গড়কে
-    একবার BF16-এ round করার ত্রুটি, W-প্রতি], "n", "seed", "sample": sample_kwargs, "schemes": ব্যবহৃত schemes}।
-    """
-    worlds = _worlds(worlds)
-    if schemes is not None and not isinstance(schemes, dict):
-        raise TypeError(f"schemes হবে নাম → (wire, sum, divide, algorithm)-এর dict বা None (schemes must be a dict); "
-                        f"পেয়েছি {schemes!r}")
-    schemes = dict(SCHEMES if schemes is None else schemes)
-    if not schemes:
-        raise ValueError("schemes খালি (schemes must not be empty)")
-    specs = {name: _scheme(name, spec) for name, spec in schemes.items()}
-    n, seed = _size(n), as_seed(-1 if seed is None else seed)         # None-ও ভুল: একই seed-এ একই মাপ চাই
+    worlds = [positive_int(w, "worlds-এর W") for w in worlds]
+    if not worlds or worlds != sorted(set(worlds)) or worlds[-1] > MAX_WORLD:
+        raise ValueError(f"worlds হবে 1 থেকে {MAX_WORLD}, অখালি আর বাড়তে থাকা, পুনরাবৃত্তি ছাড়া (non-empty, increasing, "
+                         f"at most {MAX_WORLD}); পেয়েছি {worlds!r}")
+    n, seed = positive_int(n, "n"), as_seed(-1 if seed is None else seed)     # None-ও ভুল: একই seed-এ একই মাপ চাই
     if worlds[-1] * n > MAX_ELEMENTS:
         raise ValueError(f"W × n = {worlds[-1] * n:,}, খুব বড় (too many elements; at most {MAX_ELEMENTS:,}); n ছোট করো")
-    for key, value in sample_kwargs.items():
-        if key not in ("signal", "noise", "scale"):
-            raise TypeError(f"error_sweep() {key!r} নেয় না (unknown argument); নেয় signal, noise, scale")
-        finite_float(value, key, minimum=0.0)
-    errors = {name: [] for name in specs}
+    sample = {key: finite_float(value, key, minimum=0.0)
+              for key, value in (("signal", signal), ("noise", noise), ("scale", scale))}
+    errors = {name: [] for name in SCHEMES}
     floor = []
     for world in worlds:
-        sample = gradient_sample(world, n, seed=seed, **sample_kwargs)
-        exact = sample.mean(0)
+        grads = gradient_sample(world, n, seed=seed, **sample)
+        exact = grads.mean(0)
         floor.append(relative_error(exact.to(torch.bfloat16), exact))
-        for name, (wire, total, divide, algorithm) in specs.items():
-            errors[name].append(relative_error(reduced_mean(sample, wire, total, divide, algorithm), exact))
-    return {"worlds": worlds, "errors": errors, "bf16_rounding_floor": floor, "n": n, "seed": seed,
-            "sample": dict(sample_kwargs), "schemes": specs}
-
-
-def _itemsize(name) -> int:
-    """precision-এর নাম → এক উপাদানের বাইট।"""
-    return _dtype(name).itemsize
+        for name, (wire, total, divide, algorithm) in SCHEMES.items():
+            errors[name].append(relative_error(reduced_mean(grads, wire, total, divide, algorithm), exact))
+    return {"worlds": worlds, "errors": errors, "bf16_rounding_floor": floor, "n": n, "seed": seed}
 
 
 def wire_bytes(num_params, world, dtype_name, collective="reduce_scatter") -> int:
@@ -279,7 +187,7 @@ def wire_bytes(num_params, world, dtype_name, collective="reduce_scatter") -> in
     reduce_scatter আর all_gather: (W − 1) × shard × বাইট, shard = ceil(n/W) (FSDP2 W-এর গুণিতকে pad করে), অর্থাৎ
     ভাগ মিললে (W − 1)/W · n · বাইট; all_reduce (= reduce-scatter + all-gather): তার দ্বিগুণ।
     """
-    once = (world - 1) * -(-num_params // world) * _itemsize(dtype_name)
+    once = (world - 1) * -(-num_params // world) * _dtype(dtype_name).itemsize
     return 2 * once if collective == "all_reduce" else once
 
 
@@ -292,15 +200,13 @@ def wire_table(num_params, world) -> list[dict]:
     all-gather দুবার (forward-এ, আর reshard_after_forward=True বলে backward-এ আবার) param_dtype-এ, gradient-এর
     reduce-scatter একবার reduce_dtype-এ। সারি: {"param_dtype", "reduce_dtype", "all_gather", "reduce_scatter",
     "total", "saving_vs_fp32" (FP32-এর তুলনায় কত ভাগ কম, 0–1)}।"""
+    fp32 = 3 * wire_bytes(num_params, world, "fp32")             # সব FP32: দুটি all-gather আর একটি reduce-scatter
     rows = []
     for param, reduce in WIRE_POLICIES:
         ag = 2 * wire_bytes(num_params, world, param, "all_gather")
         rs = wire_bytes(num_params, world, reduce, "reduce_scatter")
         rows.append({"param_dtype": param, "reduce_dtype": reduce, "all_gather": ag, "reduce_scatter": rs,
-                     "total": ag + rs})
-    fp32 = rows[0]["total"]
-    for row in rows:
-        row["saving_vs_fp32"] = 1 - row["total"] / fp32 if fp32 else 0.0
+                     "total": ag + rs, "saving_vs_fp32": 1 - (ag + rs) / fp32 if fp32 else 0.0})
     return rows
 
 
@@ -308,12 +214,12 @@ def scheme_cost(spec) -> tuple:
     """একটি scheme-এর দাম, তুলনার জন্য (পাঠ ০৯): (wire-এ উপাদানপ্রতি বাইট, wire-এর চেয়ে চওড়া dtype-এ যোগ কি না
     (0/1), বাড়তি ভাগের kernel (pre_post-এ 1))। ছোট tuple = সস্তা।"""
     wire, total, divide, _ = spec
-    wider = total is not None and _itemsize(total) > _itemsize(wire)
-    return _itemsize(wire), int(wider), int(divide == "pre_post")
+    wider = total is not None and _dtype(total).itemsize > _dtype(wire).itemsize
+    return _dtype(wire).itemsize, int(wider), int(divide == "pre_post")
 
 
 def smallest_safe_dtype(world, tolerance, sweep=None) -> str:
-    """W rank-এ যে scheme-গুলোর মাপা ত্রুটি ≤ tolerance, তাদের মধ্যে সবচেয়ে সস্তা (scheme_cost), সমান হলে sweep-এর
+    """W rank-এ যে scheme-গুলোর মাপা ত্রুটি ≤ tolerance, তাদের মধ্যে সবচেয়ে সস্তা (scheme_cost), সমান হলে SCHEMES-এর
     ক্রমে আগেরটি (পাঠ ০৯; অনুশীলনী ০৯.৩)। sweep না দিলে শুধু এই W-এর জন্য error_sweep চালায়।"""
     if sweep is None:
         sweep = error_sweep(worlds=(world,))
@@ -322,5 +228,4 @@ def smallest_safe_dtype(world, tolerance, sweep=None) -> str:
     if not safe:
         raise ValueError(f"W = {world}-এ কোনো scheme-এর ত্রুটি {tolerance:g}-এর মধ্যে নয় (no scheme meets the "
                          "tolerance); সহনসীমা বাড়াও")
-    return min(safe, key=lambda name: scheme_cost(sweep["schemes"][name]))
-
+    return min(safe, key=lambda name: scheme_cost(SCHEMES[name]))

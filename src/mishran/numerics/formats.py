@@ -14,7 +14,7 @@ import torch
 from mishran.checks import as_bool
 
 __all__ = ["FloatFormat", "Decoded", "FORMATS", "get_format", "needs_loss_scaling", "decode", "decode_bits", "encode",
-           "round_to", "spacing", "all_values", "torch_dtype", "format_table"]
+           "round_to", "spacing", "all_values", "format_table"]
 
 
 @dataclass(frozen=True)
@@ -41,20 +41,15 @@ class FloatFormat:
         return 2 ** (self.exponent_bits - 1) - 1
 
     @property
-    def max_exponent_field(self) -> int:
-        """সসীম সংখ্যার সবচেয়ে বড় exponent field।"""
-        top = 2 ** self.exponent_bits - 1
-        return top - 1 if self.ieee_special else top
-
-    @property
     def emin(self) -> int:
         """সবচেয়ে ছোট normal সংখ্যার unbiased exponent (subnormal-ও এটাই ব্যবহার করে)।"""
         return 1 - self.bias
 
     @property
     def emax(self) -> int:
-        """সবচেয়ে বড় সসীম সংখ্যার unbiased exponent।"""
-        return self.max_exponent_field - self.bias
+        """সবচেয়ে বড় সসীম সংখ্যার unbiased exponent (E4M3-এ সব-১ exponent field-ও সসীম)।"""
+        top = 2 ** self.exponent_bits - 1
+        return (top - 1 if self.ieee_special else top) - self.bias
 
     @property
     def max(self) -> float:
@@ -105,29 +100,24 @@ FORMATS: dict[str, FloatFormat] = {
 তার মালিক mishran.precision.PRECISIONS।"""
 
 
+_ALIASES = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
+            "e4m3": "fp8_e4m3", "fp8_e4m3fn": "fp8_e4m3", "e5m2": "fp8_e5m2"}
+
+
 def get_format(fmt) -> FloatFormat:
     """নাম ('fp16'), torch dtype (torch.float16) বা FloatFormat থেকে FloatFormat; অচেনা নামে পরিষ্কার ভুলবার্তা (পাঠ ০১)।"""
     if isinstance(fmt, FloatFormat):
         return fmt
     if isinstance(fmt, torch.dtype):
-        named = [f for f in FORMATS.values() if f.dtype is not None and f.dtype == fmt]
-        if not named:
-            raise ValueError(f"torch dtype {fmt} কোনো চেনা ভাসমান বিন্দু ফরম্যাট নয় (unknown format); "
-                             f"চেনা ফরম্যাট: {', '.join(FORMATS)}")
-        return named[0]
-    if not isinstance(fmt, str):
-        raise TypeError(f"ফরম্যাটের নাম চাই, যেমন 'fp16' (a format name); পেয়েছি {type(fmt).__name__}: {fmt!r}")
-    key = fmt.lower().removeprefix("torch.").replace("-", "_").replace(" ", "_")
-    key = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
-           "e4m3": "fp8_e4m3", "fp8_e4m3fn": "fp8_e4m3", "e5m2": "fp8_e5m2"}.get(key, key)
+        key = next((name for name, f in FORMATS.items() if f.dtype == fmt), str(fmt))
+    elif isinstance(fmt, str):
+        key = fmt.lower().removeprefix("torch.").replace("-", "_").replace(" ", "_")
+        key = _ALIASES.get(key, key)
+    else:
+        raise TypeError(f"ফরম্যাটের নাম চাই, যেমন 'fp16' (a format name); পেয়েছি {type(fmt).__name__}: {fmt!r:.40}")
     if key not in FORMATS:
         raise ValueError(f"অচেনা ফরম্যাট {fmt!r} (unknown format); চেনা ফরম্যাট: {', '.join(FORMATS)}")
     return FORMATS[key]
-
-
-def torch_dtype(fmt):
-    """ফরম্যাটের torch dtype; TF32-এর (বা পুরোনো torch-এ FP8-এর) কোনো dtype নেই, তখন None (পাঠ ০১)।"""
-    return get_format(fmt).dtype
 
 
 @dataclass(frozen=True)
@@ -147,13 +137,8 @@ class Decoded:
 
     @property
     def bits(self) -> str:
-        """sign, exponent, mantissa-র বিট, ফাঁক দিয়ে আলাদা করা।"""
+        """sign, exponent, mantissa-র বিট পরপর, ফাঁক ছাড়া।"""
         return self.sign_bits + self.exponent_bits + self.mantissa_bits
-
-    @property
-    def pattern(self) -> int:
-        """পুরো বিট-প্যাটার্ন একটি পূর্ণসংখ্যা হিসেবে।"""
-        return int(self.bits, 2)
 
     def __str__(self) -> str:
         return (f"{self.fmt}: {self.sign_bits} {self.exponent_bits} {self.mantissa_bits} → "
@@ -251,21 +236,16 @@ def _round_tensor(x: torch.Tensor, f: FloatFormat, saturate: bool) -> torch.Tens
     exp = torch.clamp(k - 1, min=f.emin)                   # subnormal-এ exponent emin-এ আটকে থাকে
     quantum = torch.ldexp(torch.ones_like(safe), exp - f.mantissa_bits)   # এই দশকে দুই প্রতিবেশীর দূরত্ব
     r = torch.round(safe / quantum) * quantum              # torch.round: টাই হলে জোড় (half to even)
-    over = torch.isinf(a) | (r > f.max)
     big = math.inf if (f.has_inf and not saturate) else (f.max if saturate else math.nan)
-    r = torch.where(over & torch.isfinite(a), torch.full_like(r, big), r)
-    if not f.has_inf:                                      # E4M3: inf নেই — NaN, বা saturate হলে ±max
-        r = torch.where(torch.isinf(a), torch.full_like(r, f.max if saturate else math.nan), r)
-    else:
-        r = torch.where(torch.isinf(a), a, r)
-    r = torch.where(a == 0, a, r)
-    r = torch.where(torch.isnan(a), a, r)
+    r = torch.where(torch.isfinite(a) & (r > f.max), big, r)
+    # inf যেমন আছে তেমন; E4M3-এ inf নেই — NaN, বা saturate হলে ±max
+    r = torch.where(torch.isinf(a), a if f.has_inf else torch.full_like(a, f.max if saturate else math.nan), r)
+    r = torch.where((a == 0) | torch.isnan(a), a, r)
     return torch.copysign(r, x.to(torch.float64))
 
 
 def _round_scalar(v: float, f: FloatFormat, saturate: bool) -> float:
-    """_round_tensor-এর একই নিয়ম একটি Python সংখ্যায়: math-এ, torch-এর ছোট ছোট op ছাড়া (~১০০ গুণ দ্রুত; পাঠ ০১-এর
-    লুপ আর অনুশীলনীর check এটা হাজারবার ডাকে)।"""
+    """_round_tensor-এর নিয়ম একটি Python সংখ্যায়, math-এ: ~১০০ গুণ দ্রুত (পাঠ ০১-এর লুপ এটা হাজারবার ডাকে)।"""
     a = abs(v)
     if math.isnan(a) or a == 0:
         return v
@@ -283,8 +263,8 @@ def _round_scalar(v: float, f: FloatFormat, saturate: bool) -> float:
 def round_to(x, fmt, saturate: bool = False):
     """x-কে fmt-এর নিকটতম সংখ্যায় round করে (ties to even), পাঠ ০১।
 
-    সীমা ছাড়ালে: inf আছে এমন ফরম্যাটে ±inf; E4M3-এ inf নেই, তাই OCP FP8-এর নিয়মে NaN।
-    saturate=True দিলে সীমা-ছাড়া সংখ্যা (inf-ও) হয় ±max (যেমন E4M3-এ ±448)।
+    সীমা ছাড়ালে: inf আছে এমন ফরম্যাটে ±inf; E4M3-এ inf নেই, তাই OCP FP8-এর নিয়মে NaN। saturate=True দিলে সীমা-ছাড়া
+    সসীম সংখ্যা হয় ±max (যেমন E4M3-এ ±448), আর E4M3-এ inf-ও।
     Python সংখ্যা দিলে float ফেরত দেয়; tensor দিলে একই আকারের tensor (FP32/FP64 হলে সেই dtype, নইলে FP32)।
     """
     f = get_format(fmt)

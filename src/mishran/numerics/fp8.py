@@ -1,26 +1,22 @@
 """FP8-এর per-tensor scaling হাতে লেখা: amax → scale → cast → matmul → unscale (পাঠ ০৭)।
 
-পাঠ ০২-এর loss scaling-এর মতোই: সংখ্যাগুলোকে এমন গুণ দিয়ে বড় (বা ছোট) করা, যাতে তারা FP8-এর
-পরিসরে এঁটে যায়; matmul-এর পরে সেই গুণ দিয়ে ভাগ করে আসল এককে ফেরা। rounding হয়
-mishran.numerics.formats.round_to দিয়ে, তাই সব হিসাব CPU-তেই চলে — GPU বা torchao লাগে না।
-
-- tensorwise: পুরো tensor-এর জন্য একটি scale = FP8-এর max ÷ amax (torchao.float8-এর "tensorwise" recipe)।
-- rowwise: a-র প্রতিটি সারির আর b-র প্রতিটি কলামের নিজের scale ("rowwise" recipe)।
-- none: scale ছাড়া সোজা FP8-এ cast — ছোট মান শূন্য হয়, বড় মান আটকে যায় (saturate)।
+পাঠ ০২-এর loss scaling-এর মতোই: সংখ্যাগুলোকে এমন গুণ দিয়ে বড় (বা ছোট) করা, যাতে তারা FP8-এর পরিসরে এঁটে যায়;
+matmul-এর পরে সেই গুণ দিয়ে ভাগ করে আসল এককে ফেরা। rounding হয় mishran.numerics.formats.round_to দিয়ে, তাই সব
+হিসাব CPU-তেই চলে — GPU বা torchao লাগে না। scaling (SCALINGS): "tensorwise" — পুরো tensor-এর একটি scale = FP8-এর
+max ÷ amax (torchao.float8-এর recipe-র নামে); "rowwise" — a-র প্রতিটি সারির আর b-র প্রতিটি কলামের নিজের scale;
+"none" — scale ছাড়া সোজা cast: ছোট মান শূন্য হয়, বড় মান আটকে যায় (saturate)।
 
 scale মানে সবসময় torchao-র Float8 tensor-এর অর্থে (mishran.numerics.int8-এর INT8-এও একই): যা দিয়ে **গুণ** করলে মান
-FP8-এর পরিসরে যায়; ফেরাতে তা দিয়ে ভাগ। torch._scaled_mm-এর scale_a/scale_b উল্টো (1/scale) — torchao তাকে
-তা-ই দেয়।
+FP8-এর পরিসরে যায়; ফেরাতে তা দিয়ে ভাগ। torch._scaled_mm-এর scale_a/scale_b উল্টো (1/scale)।
 """
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 
 import torch
 
-from mishran.checks import as_bool
+from mishran.checks import as_bool, float_tensor, positive_scale
 from mishran.numerics.error import relative_error
 from mishran.numerics.formats import get_format, round_to
 
@@ -33,38 +29,13 @@ SCALINGS = ("none", "tensorwise", "rowwise")
 AMAX_FLOOR = 1e-12
 
 
-def _tensor(x, what: str) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
-        shown = f"{tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
-        raise TypeError(f"{what}: সংখ্যার অখালি ভাসমান বিন্দুর tensor চাই (a non-empty floating-point tensor); "
-                        f"পেয়েছি {shown}")
-    return x
-
-
-def _positive_scale(scale) -> torch.Tensor:
-    """scale: একটি ধনাত্মক সসীম সংখ্যা বা তেমন মানের tensor (যেমন rowwise-এর (M, 1)) → float32 tensor।"""
-    if isinstance(scale, numbers.Real) and not isinstance(scale, bool):
-        scale = torch.tensor(float(scale) if abs(scale) < 1e300 else math.inf)
-    if not isinstance(scale, torch.Tensor) or scale.is_complex() or not (torch.isfinite(scale) & (scale > 0)).all():
-        raise ValueError(f"scale হবে ধনাত্মক সসীম সংখ্যা বা তেমন মানের tensor (positive and finite); পেয়েছি "
-                         f"{str(scale)[:60]}")
-    return scale.float()
-
-
 def _matrix(x, what: str) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TypeError(f"{what}: ভাসমান বিন্দুর tensor চাই (a floating-point tensor); পেয়েছি {type(x).__name__}")
-    if x.dim() != 2:
+    """scaled_matmul-এর দরজা: সসীম মানের 2-D float tensor → FP32।"""
+    if float_tensor(x, what).dim() != 2:
         raise ValueError(f"{what}: দুই মাত্রার matrix চাই (a 2-D tensor); পেয়েছি আকার {tuple(x.shape)}")
     if not torch.isfinite(x).all():
         raise ValueError(f"{what}-এ inf বা NaN আছে (non-finite values); FP8-এ cast করার আগে সেগুলো ঠিক করো")
     return x.float()
-
-
-def _scaling(scaling: str) -> str:
-    if not isinstance(scaling, str) or scaling not in SCALINGS:
-        raise ValueError(f"অচেনা scaling {scaling!r} (unknown scaling); চেনা: {', '.join(SCALINGS)}")
-    return scaling
 
 
 def amax(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
@@ -76,8 +47,8 @@ def amax(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
 def compute_scale(amax_value, fmt="fp8_e4m3", power_of_two: bool = False) -> torch.Tensor:
     """scale = fmt-এর max ÷ amax, যাতে সবচেয়ে বড় মানটি ঠিক FP8-এর max-এ বসে (পাঠ ০৭)।
 
-    power_of_two=True: scale-কে নিচের দিকে ২-এর ঘাতে নামানো (torchao-র rowwise recipe-র মতো);
-    তখন scale দিয়ে গুণ-ভাগে কোনো rounding-এর ভুল যোগ হয় না।
+    power_of_two=True: scale-কে নিচের দিকে ২-এর ঘাতে নামানো (torchao-র rowwise recipe-র মতো); তখন scale দিয়ে গুণ-ভাগে
+    কোনো rounding-এর ভুল যোগ হয় না।
     """
     f = get_format(fmt)
     power_of_two = as_bool(power_of_two, "power_of_two")
@@ -101,7 +72,7 @@ def quantize(x: torch.Tensor, fmt="fp8_e4m3", scale=1.0) -> torch.Tensor:
     f = get_format(fmt)
     if f.total_bits != 8:
         raise ValueError(f"quantize() FP8 ফরম্যাট চায় (fp8_e4m3 বা fp8_e5m2); পেয়েছি {f.name}")
-    x, scale = _tensor(x, "quantize"), _positive_scale(scale)
+    x, scale = float_tensor(x, "quantize"), positive_scale(scale)
     try:
         scaled = x.float() * scale
     except RuntimeError:
@@ -129,8 +100,8 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, fmt_a="fp8_e4m3", fmt_b="fp8
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul-এর আকার মেলে না (shape mismatch): a {tuple(a.shape)}, b {tuple(b.shape)}; "
                          "a-র কলাম আর b-র সারির সংখ্যা সমান হতে হবে")
-    scaling = _scaling(scaling)
-    power_of_two = as_bool(power_of_two, "power_of_two")
+    if not isinstance(scaling, str) or scaling not in SCALINGS:
+        raise ValueError(f"অচেনা scaling {scaling!r:.40} (unknown scaling); চেনা: {', '.join(SCALINGS)}")
     if scaling == "none":
         sa = sb = torch.tensor(1.0)
     elif scaling == "tensorwise":

@@ -1,19 +1,13 @@
 """প্রশিক্ষণের পরের INT8 dynamic quantization, হাতে লেখা (পাঠ ০৬)।
 
-PyTorch-এর `torch.ao.quantization.quantize_dynamic` deprecated: তার সতর্কবার্তা যে সংস্করণে সরানোর কথা
-বলে, ভবিষ্যতের কোনো torch-এ তা সত্যিই সরে গেলে পাঠ ০৬ এটা ব্যবহার করে। কাজ একই, আর পাঠ ০৭-এর FP8-এর
-per-tensor scaling-এর মতো করে লেখা: amax → scale → INT8-এ গোল → integer matmul → unscale।
+`torch.ao.quantization.quantize_dynamic` deprecated; কোনো torch-এ তা সরে গেলে পাঠ ০৬ এটা ব্যবহার করে। পাঠ ০৭-এর FP8-এর
+মতো করে লেখা: amax → scale → INT8-এ গোল → integer matmul (যোগ INT32-এ, হুবহু) → দুই scale দিয়ে ভাগ → bias। ওজনের scale
+একবারই, প্রতিটি Linear-এর একটি (symmetric: শূন্য থাকে শূন্যে); ইনপুটের scale প্রতিটি forward-এ নতুন করে (dynamic)।
+torch.ao ইনপুটে asymmetric quint8 আর দ্রুত kernel নেয়; এখানে সব symmetric — পড়া সহজ, কিন্তু ধীর।
 
-- ওজন: একবারই, quantize করার সময় — প্রতিটি Linear-এর একটি scale (per-tensor, symmetric: শূন্য থাকে শূন্যে)।
-- ইনপুট: প্রতিটি forward-এ নতুন করে (dynamic) — সেই ইনপুটের amax থেকে তার নিজের scale।
-- গুণ: INT8 × INT8, যোগ INT32-এ (হুবহু, কোনো rounding নেই); শেষে দুই scale দিয়ে ভাগ করে FP32, তারপর bias।
-
-torch.ao-র সঙ্গে তফাত: সেটা ইনপুটে asymmetric (zero point সহ) quint8 আর fbgemm/onednn-এর দ্রুত kernel ব্যবহার
-করে; এখানে সব symmetric, আর গুণ torch-এর সাধারণ integer matmul — হিসাব সহজে পড়া যায়, কিন্তু ধীর।
-
-scale-এর অর্থ এখানে, mishran.numerics.fp8-এ আর পাঠ ০৬–০৭-এ একটাই, torchao-র Float8 tensor-এর মতো: যে সংখ্যা দিয়ে **গুণ**
-করলে মান ফরম্যাটের পরিসরে বসে — scale = ফরম্যাটের max ÷ amax; quantize = round(x × scale), ফেরানো = q ÷ scale।
-torch.ao-র quantized tensor (`q_scale()`) আর `torch._scaled_mm`-এর scale_a/scale_b উল্টোটা, অর্থাৎ 1/scale।
+scale-এর অর্থ এখানে আর mishran.numerics.fp8-এ একটাই (torchao-র মতো): যে সংখ্যা দিয়ে **গুণ** করলে মান ফরম্যাটের
+পরিসরে বসে — scale = max ÷ amax; quantize = round(x × scale), ফেরানো = q ÷ scale। torch.ao-র `q_scale()` আর
+`torch._scaled_mm`-এর scale_a/scale_b উল্টোটা, অর্থাৎ 1/scale।
 """
 from __future__ import annotations
 
@@ -22,19 +16,12 @@ import copy
 import torch
 from torch import nn
 
-from mishran.checks import as_bool
+from mishran.checks import as_bool, float_tensor, positive_scale
 from mishran.numerics.fp8 import AMAX_FLOOR, amax
 
 __all__ = ["INT8_MAX", "int8_scale", "to_int8", "dequantize", "DynamicInt8Linear", "quantize_dynamic"]
 
 INT8_MAX = 127              # symmetric: -127 … 127 (−128 বাদ, যাতে দুই দিকের পরিসর সমান)
-
-
-def _floats(x, what: str) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
-        shown = f"{tuple(x.shape)} {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__
-        raise TypeError(f"{what}: ভাসমান বিন্দুর অখালি tensor চাই (a non-empty floating-point tensor); পেয়েছি {shown}")
-    return x
 
 
 def int8_scale(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
@@ -43,21 +30,16 @@ def int8_scale(x: torch.Tensor, dim: int | None = None) -> torch.Tensor:
     dim=None: পুরো tensor-এর একটি scale; dim দিলে সেই মাত্রা ধরে প্রতিটির নিজের, আকার রেখে (যেমন ওজনে dim=1:
     প্রতি সারিতে একটি, আকার (সারি, 1))। সব শূন্য হলে amax-এর নিচের সীমা (AMAX_FLOOR), তাই scale সসীম।
     """
-    x = _floats(x, "int8_scale")
+    x = float_tensor(x, "int8_scale")
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or not -x.dim() <= dim < x.dim()):
         raise ValueError(f"dim হবে None বা {-x.dim()} থেকে {x.dim() - 1}-এর একটি পূর্ণসংখ্যা (a dimension of x); "
-                         f"পেয়েছি {dim!r}")
+                         f"পেয়েছি {dim!r:.40}")
     return INT8_MAX / amax(x, dim).clamp(min=AMAX_FLOOR)
 
 
 def _scale_for(x: torch.Tensor, scale, what: str) -> torch.Tensor:
     """scale: ধনাত্মক সসীম সংখ্যা, বা x-এর আকারে ছড়ানো যায় এমন (যেমন (সারি, 1)) ধনাত্মক সসীম tensor।"""
-    if isinstance(scale, (int, float)) and not isinstance(scale, bool):
-        scale = torch.tensor(float(scale) if abs(scale) < 1e300 else float("inf"))
-    ok = isinstance(scale, torch.Tensor) and scale.numel() > 0 and not scale.is_complex()
-    if not ok or not (torch.isfinite(scale) & (scale > 0)).all():
-        raise ValueError(f"{what}: scale হবে ধনাত্মক সসীম সংখ্যা বা tensor (positive, finite), যেমন int8_scale(x); "
-                         f"পেয়েছি {str(scale)[:60]}")
+    scale = positive_scale(scale)
     try:
         shape = torch.broadcast_shapes(x.shape, scale.shape)
     except RuntimeError:
@@ -65,7 +47,7 @@ def _scale_for(x: torch.Tensor, scale, what: str) -> torch.Tensor:
     if shape != x.shape:
         raise ValueError(f"{what}: scale-এর আকার {tuple(scale.shape)} x-এর {tuple(x.shape)}-এর সঙ্গে মেলে না "
                          "(must broadcast to x's shape), যেমন ওজনের প্রতি সারির scale (সারি, 1)")
-    return scale.float()
+    return scale
 
 
 def to_int8(x: torch.Tensor, scale) -> torch.Tensor:
@@ -73,9 +55,8 @@ def to_int8(x: torch.Tensor, scale) -> torch.Tensor:
 
     scale: int8_scale(x) বা int8_scale(x, dim)-এর ফল — গুণ করার scale (127 ÷ amax), ভাগ করার নয়।
     """
-    x = _floats(x, "to_int8")
-    scale = _scale_for(x, scale, "to_int8")
-    return torch.round(x.float() * scale).clamp(-INT8_MAX, INT8_MAX).to(torch.int8)
+    x = float_tensor(x, "to_int8")
+    return torch.round(x.float() * _scale_for(x, scale, "to_int8")).clamp(-INT8_MAX, INT8_MAX).to(torch.int8)
 
 
 def dequantize(q: torch.Tensor, scale) -> torch.Tensor:
@@ -122,12 +103,10 @@ class DynamicInt8Linear(nn.Module):
 
 def quantize_dynamic(model: nn.Module, qconfig_spec=None, dtype=torch.qint8, inplace: bool = False) -> nn.Module:
     """`torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)`-এর মতো ডাকা যায়:
-    প্রতিটি nn.Linear-কে DynamicInt8Linear দিয়ে বদলায়; inplace=False হলে আগে model-এর কপি করে।"""
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model হবে একটি nn.Module (a torch model); পেয়েছি {type(model).__name__}")
+    প্রতিটি nn.Linear-কে DynamicInt8Linear দিয়ে বদলায়; inplace=False হলে আগে model-এর কপি করে (পাঠ ০৬)।"""
     inplace = as_bool(inplace, "inplace")
     if qconfig_spec is not None and not isinstance(qconfig_spec, (set, frozenset, list, tuple, dict)):
-        raise TypeError(f"qconfig_spec হবে {{nn.Linear}} (a set of module types) বা None; পেয়েছি {qconfig_spec!r}")
+        raise TypeError(f"qconfig_spec হবে {{nn.Linear}} (a set of module types) বা None; পেয়েছি {qconfig_spec!r:.40}")
     spec = {nn.Linear} if qconfig_spec is None else set(qconfig_spec)
     if spec != {nn.Linear} or not isinstance(dtype, torch.dtype) or dtype != torch.qint8:
         raise ValueError("এখানে শুধু nn.Linear আর torch.qint8 চলে (only {nn.Linear} with torch.qint8); "

@@ -1,22 +1,17 @@
 """Underflow আর loss scaling (পাঠ ০২)।
 
-দুই ভাগ:
-- gradient-এর পরিসংখ্যান: underflow_report() বলে একটি tensor-কে (scale দিয়ে গুণ করে) কোনো ফরম্যাটে
-  রাখলে কত ভাগ normal থাকে, কত ভাগ subnormal হয়, কত ভাগ শূন্যে মুছে যায় (underflow to zero), কত ভাগ
-  overflow করে; log2_magnitudes() ও format_regions() দেয় log2-histogram আঁকার উপকরণ।
-- loss scaler, হাতে লেখা: StaticLossScaler, DynamicLossScaler (torch.amp.GradScaler-এর নিয়ম হুবহু),
-  DeepSpeedLossScaler (DeepSpeed-এর DynamicLossScaler-এর নিয়ম, hysteresis সহ)। তিনটিরই একই চেহারা:
-  `.scale` আর `.update(found_inf) -> bool` (optimizer step নেওয়া হলো কি না)। simulate() এদের
-  ধাপে ধাপে চালিয়ে একটি সময়রেখা (timeline) দেয়, আঁকার জন্য।
-
-এই মডিউল plotting বা widget import করে না।
+- gradient-এর পরিসংখ্যান: underflow_report() বলে একটি tensor-কে (scale দিয়ে গুণ করে) কোনো ফরম্যাটে রাখলে কত ভাগ
+  normal, subnormal, শূন্যে মুছে যায় (underflow to zero), overflow করে; log2_magnitudes() ও format_regions() দেয়
+  log2-histogram আঁকার উপকরণ।
+- loss scaler, হাতে লেখা: StaticLossScaler, DynamicLossScaler (torch.amp.GradScaler-এর নিয়ম হুবহু), DeepSpeedLossScaler
+  (DeepSpeed-এর নিয়ম, hysteresis সহ)। তিনটিরই `.scale` আর `.update(found_inf) -> bool` (optimizer step নেওয়া হলো কি
+  না)। simulate() এদের ধাপে ধাপে চালিয়ে একটি সময়রেখা (timeline) দেয়।
 """
 from __future__ import annotations
 
 import math
 import numbers
-import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import torch
@@ -36,32 +31,27 @@ _KIND_LABELS = {
     "overflow": "overflow (inf/NaN)",
     "exact_zero": "আগে থেকেই শূন্য (exact zero)",
 }
+_INTEGER_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 
 
 # ---------- gradient-এর পরিসংখ্যান ----------
 
 def _tensors(values) -> list[torch.Tensor]:
-    """একটি tensor, বা tensor-এর list/tuple/iterable → tensor-এর list (None বাদ, যেমন grad নেই এমন parameter)।"""
-    what = "underflow_report"
-    hint = "একটি tensor দাও, বা tensor-এর list, যেমন [p.grad for p in model.parameters()]।"
+    """একটি tensor, বা tensor-এর list/iterable → tensor-এর list (None বাদ, যেমন grad নেই এমন parameter)।"""
     if isinstance(values, torch.Tensor):
         items = [values]
-    elif values is None or isinstance(values, (str, bytes, numbers.Number)) or not isinstance(values, Iterable):
-        raise TypeError(f"{what}() tensor চায় (a tensor or a list of tensors); পেয়েছি "
-                        f"{type(values).__name__}: {values!r}। {hint}")
-    else:
+    elif isinstance(values, Iterable) and not isinstance(values, (str, bytes)):
         items = [v for v in values if v is not None]
-        bad = [v for v in items if not isinstance(v, torch.Tensor)]
-        if bad:
-            raise TypeError(f"{what}()-এর list-এ সব উপাদান tensor হওয়া চাই (a list of tensors); পেয়েছি "
-                            f"{type(bad[0]).__name__}: {bad[0]!r}। সংখ্যার list হলে torch.tensor([...]) দিয়ে "
-                            "tensor বানাও।")
+    else:
+        items = [values]
     for t in items:
-        if not (t.is_floating_point() or t.dtype in (torch.int8, torch.int16, torch.int32, torch.int64,
-                                                      torch.uint8)):
-            raise TypeError(f"{what}() সংখ্যার tensor চায় (a numeric tensor); পেয়েছি dtype {t.dtype}")
+        if not (isinstance(t, torch.Tensor) and (t.is_floating_point() or t.dtype in _INTEGER_DTYPES)):
+            shown = f"dtype {t.dtype}" if isinstance(t, torch.Tensor) else f"{type(t).__name__}: {t!r:.40}"
+            raise TypeError(f"underflow_report() সংখ্যার tensor চায় (a tensor or a list of tensors) — a numeric tensor; "
+                            f"পেয়েছি {shown}। সংখ্যার list হলে torch.tensor([...]) দিয়ে tensor বানাও; gradient হলে "
+                            "[p.grad for p in model.parameters()]।")
     if sum(t.numel() for t in items) == 0:
-        raise ValueError(f"{what}(): গোনার মতো কোনো মান নেই (no values) — tensor ফাঁকা, বা সব grad None। "
+        raise ValueError("underflow_report(): গোনার মতো কোনো মান নেই (no values) — tensor ফাঁকা, বা সব grad None। "
                          "backward() চালানোর পরে ডাকো।")
     return items
 
@@ -71,6 +61,7 @@ def _flat64(items) -> torch.Tensor:
 
 
 def _as_scale(scale) -> float:
+    """scale: ধনাত্মক সসীম সংখ্যা (বা এক উপাদানের tensor) → float; নইলে বাংলা + ইংরেজি বার্তায় ValueError।"""
     if isinstance(scale, torch.Tensor) and scale.numel() == 1:
         scale = scale.item()
     try:
@@ -79,7 +70,7 @@ def _as_scale(scale) -> float:
         ok = False
     if not ok:
         raise ValueError(f"scale হবে একটি ধনাত্মক সসীম সংখ্যা (a positive finite number), যেমন 1024 বা 2**16; "
-                         f"পেয়েছি {scale!r}")
+                         f"পেয়েছি {scale!r:.60}")
     return float(scale)
 
 
@@ -99,12 +90,10 @@ class UnderflowReport:
     @property
     def fractions(self) -> dict:
         """প্রতিটি ভাগ মোট মানের কত অংশ (0 থেকে 1)।"""
-        return {k: getattr(self, k) / self.total for k in KINDS}
+        return {k: self.fraction(k) for k in KINDS}
 
     def fraction(self, kind: str) -> float:
-        """একটি অঞ্চলের (যেমন 'underflow_to_zero') ভাগ, 0 থেকে 1।"""
-        if kind not in KINDS:
-            raise ValueError(f"অচেনা ভাগ {kind!r} (unknown kind); চেনা ভাগ: {', '.join(KINDS)}")
+        """একটি ভাগের (KINDS-এর একটি, যেমন 'underflow_to_zero') অংশ, 0 থেকে 1।"""
         return getattr(self, kind) / self.total
 
     @property
@@ -112,27 +101,19 @@ class UnderflowReport:
         """যে মানগুলো আগে শূন্য ছিল না।"""
         return self.total - self.exact_zero
 
-    def as_dict(self) -> dict:
-        """ফলাফল dict হিসেবে (JSON বা সারণির জন্য)।"""
-        d = {"fmt": self.fmt, "scale": self.scale, "total": self.total}
-        d.update({k: getattr(self, k) for k in KINDS})
-        d.update({f"{k}_fraction": v for k, v in self.fractions.items()})
-        return d
-
     def __str__(self) -> str:
-        label = get_format(self.fmt).label
-        lines = [f"{label}-এ রাখলে (scale = {self.scale:g}): মোট {self.total}টি মান"]
-        for k in KINDS:      # সংখ্যা আগে, নাম পরে: বাংলা লেখার প্রস্থ মেপে সারি মেলানো যায় না
-            lines.append(f"  {getattr(self, k):>10}  {100 * self.fraction(k):6.2f}%  {_KIND_LABELS[k]}")
-        return "\n".join(lines)
+        head = f"{get_format(self.fmt).label}-এ রাখলে (scale = {self.scale:g}): মোট {self.total}টি মান"
+        # সংখ্যা আগে, নাম পরে: বাংলা লেখার প্রস্থ মেপে সারি মেলানো যায় না
+        return "\n".join([head] + [f"  {getattr(self, k):>10}  {100 * self.fraction(k):6.2f}%  {_KIND_LABELS[k]}"
+                                   for k in KINDS])
 
 
 def underflow_report(values, fmt="fp16", scale=1.0) -> UnderflowReport:
     """values × scale-কে fmt-এ রাখলে কত ভাগ normal, subnormal, শূন্যে মুছে যায়, overflow করে (পাঠ ০২)।
 
-    values: একটি tensor বা tensor-এর list (None বাদ যায়)। গুণফল float64-এ হিসাব হয়, তাই রাখার আগে
-    গুণফল নিজে overflow করে না; তারপর formats.round_to() দিয়ে fmt-এ round করে ফলটা শ্রেণিবদ্ধ হয়।
-    আগে থেকেই শূন্য মান (exact zero) আলাদা গোনা হয়; আগে থেকেই inf/NaN থাকলে তা overflow-এ পড়ে।
+    values: একটি tensor বা tensor-এর list (None বাদ যায়)। গুণফল float64-এ হিসাব হয়, তাই গুণফল নিজে overflow করে না;
+    তারপর formats.round_to() দিয়ে fmt-এ round করে শ্রেণিবদ্ধ করা। আগে থেকেই শূন্য মান (exact zero) আলাদা গোনা হয়;
+    আগে থেকেই inf/NaN থাকলে তা overflow-এ পড়ে।
     """
     f = get_format(fmt)
     s = _as_scale(scale)
@@ -162,7 +143,6 @@ def log2_magnitudes(values) -> torch.Tensor:
 class FormatRegions:
     """একটি ফরম্যাটের এলাকাগুলোর সীমানা, log2-এ (পাঠ ০২-এর histogram-এ দাগ টানার জন্য)।
 
-    log2_min_subnormal, log2_min_normal, log2_max: ফরম্যাটের তিন সংখ্যার log2 (formats থেকে হিসাব করা)।
     log2_underflow_to_zero: |v| এর সমান বা ছোট হলে v রাখলে শূন্য হয় (min_subnormal-এর অর্ধেক: টাই জোড়ের দিকে, মানে ০)।
     log2_overflow: |v| এর চেয়ে বড় হলে v রাখলে inf (বা E4M3-এ NaN) হয় (max + প্রতিবেশীর দূরত্বের অর্ধেক;
     FP16-এ ঠিক সেই টাইটিও inf হয়, কারণ 65504-এর শেষ mantissa বিট বিজোড়)।
@@ -176,11 +156,8 @@ class FormatRegions:
     log2_overflow: float
 
     def bands(self) -> list[tuple[str, float, float]]:
-        """(ভাগ, নিচের সীমা, ওপরের সীমা) — log2 অক্ষে পাশাপাশি চারটি এলাকা, রং করার জন্য।
-
-        min_normal-এর ঠিক নিচে আধা-ULP-এর মধ্যের মান round হয়ে min_normal (normal) হয়; এত সূক্ষ্ম
-        পার্থক্য histogram-এ দেখা যায় না, তবে গোনার কাজে underflow_report() ব্যবহার করো।
-        """
+        """(ভাগ, নিচের সীমা, ওপরের সীমা) — log2 অক্ষে পাশাপাশি চারটি এলাকা, রং করার জন্য। min_normal-এর ঠিক নিচে
+        আধা-ULP-এর মধ্যের মান round হয়ে normal হয়; গোনার কাজে তাই underflow_report() ব্যবহার করো।"""
         return [("underflow_to_zero", -math.inf, self.log2_underflow_to_zero),
                 ("subnormal", self.log2_underflow_to_zero, self.log2_min_normal),
                 ("normal", self.log2_min_normal, self.log2_overflow),
@@ -209,11 +186,8 @@ def _as_flag(found_inf) -> bool:
 
 
 def _to_float32(x: float) -> float:
-    """double → float32, round to nearest even (C++-এর static_cast<float>-এর মতো); সীমা ছাড়ালে ±inf।"""
-    try:
-        return struct.unpack("f", struct.pack("f", x))[0]
-    except OverflowError:                      # কিছু Python সংস্করণ inf না দিয়ে ভুল তোলে
-        return math.copysign(math.inf, x)
+    """double → float32, round to nearest even, সীমা ছাড়ালে ±inf — torch যেমন scale-কে FP32 tensor-এ রাখে।"""
+    return torch.tensor(x, dtype=torch.float32).item()
 
 
 class _LossScaler:
@@ -255,10 +229,10 @@ class DynamicLossScaler(_LossScaler):
     """torch.amp.GradScaler-এর scale-নীতি, হাতে লেখা (পাঠ ০২)।
 
     - gradient-এ inf/NaN: step বাদ, scale × backoff_factor, growth_tracker = 0।
-    - নইলে: step নেওয়া, growth_tracker + 1; তা growth_interval-এ পৌঁছালে scale × growth_factor ও
-      growth_tracker = 0। বাড়ানো scale FP32-এ inf হয়ে গেলে scale বাড়ে না (tracker তবু ০ হয়)।
-    - নিচের কোনো সীমা নেই। torch-এর মতোই scale রাখা হয় FP32-এ: প্রতিটি গুণফল double-এ হিসাব করে
-      FP32-এ round করা (torch/_amp_update_scale_-এর CPU ও CUDA kernel যেমন করে)।
+    - নইলে: step নেওয়া, growth_tracker + 1; তা growth_interval-এ পৌঁছালে scale × growth_factor ও growth_tracker = 0।
+      বাড়ানো scale FP32-এ inf হয়ে গেলে scale বাড়ে না (tracker তবু ০ হয়)।
+    - নিচের কোনো সীমা নেই। torch-এর মতোই scale রাখা হয় FP32-এ: প্রতিটি গুণফল double-এ হিসাব করে FP32-এ round করা
+      (torch/_amp_update_scale_-এর CPU ও CUDA kernel যেমন করে)।
     """
 
     def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
@@ -267,11 +241,10 @@ class DynamicLossScaler(_LossScaler):
             raise ValueError(f"growth_factor হবে 1-এর চেয়ে বড় (must be > 1.0); পেয়েছি {growth_factor!r}")
         if not 0.0 < finite_float(backoff_factor, "backoff_factor") < 1.0:
             raise ValueError(f"backoff_factor হবে 0 আর 1-এর মাঝে (must be in (0, 1)); পেয়েছি {backoff_factor!r}")
-        growth_interval = positive_int(growth_interval, "growth_interval")
         super().__init__(_to_float32(init_scale))       # torch: torch.full((), init_scale, dtype=float32)
         self.growth_factor = float(growth_factor)
         self.backoff_factor = float(backoff_factor)
-        self.growth_interval = int(growth_interval)
+        self.growth_interval = positive_int(growth_interval, "growth_interval")
         self.growth_tracker = 0                          # পরপর কয়টি সফল (inf/NaN-হীন) step
 
     def update(self, found_inf) -> bool:
@@ -284,16 +257,14 @@ class DynamicLossScaler(_LossScaler):
             self.skipped += 1
             self.last_event = "backoff"
             return False
-        successful = self.growth_tracker + 1
+        self.growth_tracker += 1
         self.last_event = None
-        if successful == self.growth_interval:
+        if self.growth_tracker == self.growth_interval:
+            self.growth_tracker = 0
             new_scale = _to_float32(self._scale * self.growth_factor)
             if math.isfinite(new_scale):                 # FP32-এর সীমা ছাড়িয়ে inf হতে দেয় না
                 self._scale = new_scale
                 self.last_event = "grow"
-            self.growth_tracker = 0
-        else:
-            self.growth_tracker = successful
         return True
 
     def state_dict(self) -> dict:
@@ -315,11 +286,9 @@ class LossScaleAtMinimumError(RuntimeError):
 
     def __init__(self, scale: float):
         self.scale = scale
-        shown = f"{scale:g}" if isinstance(scale, (int, float)) and not isinstance(scale, bool) and abs(scale) < 1e300 \
-            else repr(scale)[:40]
         super().__init__(
             f"{DEEPSPEED_MIN_SCALE_MESSAGE}\n"
-            f"loss scale ইতিমধ্যে সবচেয়ে ছোট মানে (min_loss_scale = {shown}), তবু gradient-এ আবার inf/NaN "
+            f"loss scale ইতিমধ্যে সবচেয়ে ছোট মানে (min_loss_scale = {scale:g}), তবু gradient-এ আবার inf/NaN "
             "এসেছে; scale আর কমানো যায় না, তাই DeepSpeed প্রশিক্ষণ থামিয়ে দেয়। scale কমিয়েও যখন overflow "
             "থামে না, তখন সমস্যা সাধারণত scale-এ নয়: loss বা gradient নিজেই inf/NaN হচ্ছে (খুব বড় learning "
             "rate, ভুল ডেটা, log(0)-এর মতো হিসাব), অথবা FP16-এর পরিসর এই মডেলের জন্য যথেষ্ট নয় — "
@@ -329,24 +298,17 @@ class LossScaleAtMinimumError(RuntimeError):
 class DeepSpeedLossScaler(_LossScaler):
     """DeepSpeed-এর DynamicLossScaler-এর নিয়ম (deepspeed/runtime/fp16/loss_scaler.py), হাতে লেখা (পাঠ ০২)।
 
-    config-এর fp16 block থেকে: init_scale = 2**initial_scale_power, scale_window = loss_scale_window,
-    hysteresis (DeepSpeed-এর ভেতরে delayed_shift), consecutive_hysteresis, min_scale = min_loss_scale।
-    DeepSpeed এই scaler ব্যবহার করে ZeRO stage 1, 2, 3-এ।
-
-    - overflow হলে step সবসময় বাদ। hysteresis বাকি থাকলে (১-এর বেশি) scale না কমিয়ে শুধু hysteresis এক
-      কমে; বাকি ১ হলে (বা hysteresis=1) scale ÷ 2, তবে min_scale-এর নিচে নয়; scale আগে থেকেই ঠিক
-      min_scale হলে LossScaleAtMinimumError (DeepSpeed-এর বার্তাসহ)।
+    config-এর fp16 block থেকে: init_scale = 2**initial_scale_power, scale_window = loss_scale_window, hysteresis
+    (DeepSpeed-এর ভেতরে delayed_shift), consecutive_hysteresis, min_scale = min_loss_scale।
+    - overflow হলে step সবসময় বাদ। hysteresis বাকি থাকলে (১-এর বেশি) scale না কমিয়ে শুধু hysteresis এক কমে; নইলে
+      scale ÷ 2, তবে min_scale-এর নিচে নয়; scale আগে থেকেই ঠিক min_scale হলে LossScaleAtMinimumError।
     - hysteresis ভরে ওঠে কেবল scale বাড়ার সময়; consecutive_hysteresis=True হলে প্রতিটি সফল step-এ।
-    - বাড়া: শেষ overflow-এর পরের সফল step-গুলো গুনে (cur_iter − last_overflow_iter − 1) যখন scale_window-এর
-      ধনাত্মক গুণিতক, তখন scale × 2। ফলে শেষ overflow-এর পরে প্রথমবার বাড়ে scale_window + 1-তম সফল
-      step-এ, তারপর প্রতি scale_window step-এ।
-    - hysteresis=0 দিলে DeepSpeed-এ scale কখনো কমে না (hysteresis শুধু ঋণাত্মক হতে থাকে); এখানে তাই hysteresis ≥ 1
-      চাই, আর min_scale ≤ init_scale।
-    - ZeRO stage 0-এর FP16 optimizer-এর নিয়ম = hysteresis=1, raise_error_at_min_scale=False।
-    last_message: এই update-এ DeepSpeed (rank 0) যে লাইন log করত, না করলে None। DeepSpeed লাইনটি লেখে
-    logger.info দিয়ে, সামনে "[সময়] [INFO] [loss_scaler.py:লাইন:update_scale] " জুড়ে; 0.17.6 থেকে DeepSpeed-এর
-    logger-এর স্বাভাবিক স্তর WARNING, তাই config-এ "log_level": "info" না দিলে লাইনটি দেখা যায় না।
-    নিয়মটি DeepSpeed 0.17.1 ও পরের (0.19.8-এ যাচাই করা); তার আগে scale এক সফল step আগে বাড়ত।
+    - বাড়া: শেষ overflow-এর পরের সফল step-গুলো গুনে (cur_iter − last_overflow_iter − 1) যখন scale_window-এর ধনাত্মক
+      গুণিতক, তখন scale × 2 — প্রথমবার scale_window + 1-তম সফল step-এ, তারপর প্রতি scale_window step-এ।
+    - hysteresis=0 দিলে DeepSpeed-এ scale কখনো কমে না, তাই এখানে hysteresis ≥ 1 চাই, আর min_scale ≤ init_scale। ZeRO
+      stage 0-এর FP16 optimizer-এর নিয়ম = hysteresis=1, raise_error_at_min_scale=False।
+    last_message: এই update-এ DeepSpeed (rank 0) যে লাইন log করত (logger.info, তাই config-এ "log_level": "info" না
+    দিলে দেখা যায় না), না করলে None। নিয়মটি DeepSpeed 0.17.1 ও পরের; তার আগে scale এক সফল step আগে বাড়ত।
     """
 
     scale_factor = 2.0
@@ -355,20 +317,18 @@ class DeepSpeedLossScaler(_LossScaler):
                  consecutive_hysteresis=False, raise_error_at_min_scale=True):
         init_scale = _as_scale(init_scale)
         min_scale = _as_scale(min_scale)
-        scale_window = positive_int(scale_window, "scale_window (loss_scale_window)")
         if isinstance(hysteresis, bool) or not isinstance(hysteresis, numbers.Integral) or hysteresis < 1:
             raise ValueError(f"hysteresis হবে ১ বা তার বেশি পূর্ণসংখ্যা (hysteresis must be an integer >= 1), যেমন 2; "
-                             f"পেয়েছি {hysteresis!r}। 0 বা ঋণাত্মক দিলে DeepSpeed-এ scale কখনো কমে না, আর "
+                             f"পেয়েছি {hysteresis!r:.40}। 0 বা ঋণাত্মক দিলে DeepSpeed-এ scale কখনো কমে না, আর "
                              "DeepSpeed নিজে তা ধরে না।")
         if min_scale > init_scale:
             raise ValueError(f"min_scale ({min_scale:g}) শুরুর scale ({init_scale:g})-এর চেয়ে বড় (min_scale must "
                              "not exceed init_scale): scale শুরুতেই নিচের সীমার নিচে থাকত। min_loss_scale কমাও, "
                              "বা initial_scale_power বাড়াও।")
         super().__init__(init_scale)
-        self.scale_window = int(scale_window)
+        self.scale_window = positive_int(scale_window, "scale_window (loss_scale_window)")
         self.min_scale = min_scale
-        self.hysteresis = int(hysteresis)               # DeepSpeed: delayed_shift
-        self.cur_hysteresis = int(hysteresis)
+        self.hysteresis = self.cur_hysteresis = int(hysteresis)     # DeepSpeed: delayed_shift
         self.consecutive_hysteresis = as_bool(consecutive_hysteresis, "consecutive_hysteresis")
         self.raise_error_at_min_scale = as_bool(raise_error_at_min_scale, "raise_error_at_min_scale")
         self.cur_iter = 0
@@ -416,48 +376,42 @@ class DeepSpeedLossScaler(_LossScaler):
                 f"consecutive_hysteresis={self.consecutive_hysteresis})")
 
 
-MAX_SIMULATE_STEPS = 1_000_000
+MAX_SIMULATE_STEPS = 1_000_000     # এর বেশি ধাপ আঁকার কাজে লাগে না, চলতে মিনিট লাগে
 
 
 def simulate(scaler, overflow_flags, steps: int | None = None) -> list[dict]:
     """scaler-কে ধাপে ধাপে চালায়; প্রতিটি step-এর একটি dict ফেরত দেয় — সময়রেখা আঁকার জন্য (পাঠ ০২)।
 
-    overflow_flags: প্রতিটি step-এ inf/NaN এল কি না (bool-এর list/tensor), অথবা একটি ফাংশন
-    f(step, scale) -> bool (তখন steps দিতে হবে), যেমন `lambda step, scale: scale > 2**20` —
-    "scale এর বেশি হলেই overflow", আসল প্রশিক্ষণের মতো।
-    প্রতিটি সারি: step, scale (এই step-এ যে scale-এ loss গুণ হলো), found_inf, stepped (optimizer step
-    নেওয়া হলো কি না), new_scale (update-এর পরে), event ('grow', 'backoff', 'hysteresis', 'skip' বা None),
-    message (DeepSpeedLossScaler-এর log লাইন, নইলে None), error (None, বা DeepSpeed যেখানে থামে সেখানে
-    তার বার্তা — তখন সময়রেখা সেখানেই শেষ)। scaler নিজে বদলায়; নতুন করে চালাতে নতুন scaler দাও।
+    overflow_flags: প্রতিটি step-এ inf/NaN এল কি না (bool-এর list/tensor), অথবা একটি ফাংশন f(step, scale) -> bool
+    (তখন steps দিতে হবে), যেমন `lambda step, scale: scale > 2**20` — "scale এর বেশি হলেই overflow"।
+    প্রতিটি সারি: step, scale (এই step-এ loss-এর গুণ), found_inf, stepped (optimizer step নেওয়া হলো কি না), new_scale,
+    event ('grow', 'backoff', 'hysteresis', 'skip', 'error' বা None), message (DeepSpeed-এর log লাইন), error (DeepSpeed
+    যেখানে থামে সেখানে তার বার্তা; সময়রেখা সেখানেই শেষ)। scaler নিজে বদলায়।
     """
     if not hasattr(scaler, "update") or not hasattr(scaler, "scale") or callable(scaler.scale):
         # torch.amp.GradScaler-এর scale একটি method, আর update() found_inf নেয় না — তাই এখানে চলে না
         raise TypeError(f"simulate() এই মডিউলের একটি loss scaler চায় (with .scale and .update(found_inf)); পেয়েছি "
                         f"{type(scaler).__name__}। GradScaler-এর নিয়ম দেখতে DynamicLossScaler দাও।")
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0):
-        raise ValueError(f"steps হবে শূন্য বা ধনাত্মক পূর্ণসংখ্যা (steps must be a non-negative integer); "
-                         f"পেয়েছি {steps!r}")
-    if steps is not None and steps > MAX_SIMULATE_STEPS:     # এর বেশি ধাপ আঁকার কাজে লাগে না, চলতে মিনিট লাগে
-        raise ValueError(f"steps খুব বেশি (too many steps; at most {MAX_SIMULATE_STEPS:,}); পেয়েছি "
-                         f"{steps.bit_length()} বিটের একটি সংখ্যা")
-    if not callable(overflow_flags) and not isinstance(overflow_flags, (str, torch.Tensor)) and not hasattr(
-            overflow_flags, "__iter__"):
-        raise TypeError("overflow_flags হবে bool-এর list/tensor, বা f(step, scale) ফাংশন (a list of flags or a "
-                        f"function); পেয়েছি {overflow_flags!r}")
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, numbers.Integral)
+                              or not 0 <= steps <= MAX_SIMULATE_STEPS):
+        raise ValueError(f"steps হবে 0 থেকে {MAX_SIMULATE_STEPS:,}-এর একটি পূর্ণসংখ্যা (steps must be a non-negative "
+                         f"integer, at most {MAX_SIMULATE_STEPS:,}); পেয়েছি {str(steps)[:40]}")
+    flags = None
     if callable(overflow_flags):
         if steps is None:
             raise ValueError("overflow_flags একটি ফাংশন হলে কত step চালাতে হবে তা steps=... দিয়ে বলো।")
-        decide: Callable = overflow_flags
-        flags = None
-    else:
+    elif isinstance(overflow_flags, Iterable):
         if isinstance(overflow_flags, torch.Tensor):
             overflow_flags = overflow_flags.reshape(-1).tolist()
         flags = [_as_flag(f) for f in overflow_flags]
         steps = len(flags) if steps is None else min(steps, len(flags))
+    else:
+        raise TypeError("overflow_flags হবে bool-এর list/tensor, বা f(step, scale) ফাংশন (a list of flags or a "
+                        f"function); পেয়েছি {overflow_flags!r:.40}")
     rows = []
     for step in range(steps):
         scale = scaler.scale
-        found_inf = _as_flag(decide(step, scale)) if flags is None else flags[step]
+        found_inf = _as_flag(overflow_flags(step, scale)) if flags is None else flags[step]
         row = {"step": step, "scale": scale, "found_inf": found_inf}
         try:
             stepped = scaler.update(found_inf)
