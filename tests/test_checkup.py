@@ -306,6 +306,8 @@ def test_the_model_is_left_exactly_as_it_was_found():
     assert [c.precision for c in report.costs] == ["fp32", "fp16"]
     assert all(c.step_seconds > 0 and c.activation_bytes > 0 for c in report.costs)
     assert report.costs[1].activation_bytes < report.costs[0].activation_bytes     # 16-bit activations
+    assert any("dropout off" in note for note in report.notes)              # the Dropout was off when comparing
+    assert {r.name: r for r in report.modules}["4"].runs["fp16"].added < 2
     model(x)                                                                # the oracle that buffers did move:
     assert not torch.equal(model[1].running_mean, before[0]["1.running_mean"].view(torch.float32))
 

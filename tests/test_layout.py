@@ -97,7 +97,7 @@ def test_sub_packages_import_nothing_in_their_init():
 
 
 def test_the_scan_sees_every_way_of_importing_a_module():
-    tree = ast.parse("from mishran import precision\nimport mishran.lab.figures\nfrom mishran.numerics.formats import x\n"
-                     "def f():\n    from mishran.capstone import training\n")
+    tree = ast.parse("from mishran import precision\nimport mishran.lab.figures\n"
+                     "from mishran.numerics.formats import x\ndef f():\n    from mishran.capstone import training\n")
     expected = {"mishran.precision", "mishran.lab.figures", "mishran.numerics.formats", "mishran.capstone"}
     assert set(_mishran_imports(tree)) >= expected

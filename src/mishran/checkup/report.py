@@ -104,7 +104,8 @@ class CostRow:
     """একটি precision-এর এক step-এর খরচ, এই device-এ (পাঠ ১০)।
 
     step_seconds: mishran.timer.time_steps-এর মাপা step-গুলোর মধ্যমা (median), না মাপলে None; activation_bytes আর
-    cast_cache_bytes: backward-এর জন্য রাখা বাইট (SavedTensorCounter); mfu: peak জানা থাকলে (CPU-তে None)।
+    cast_cache_bytes: backward-এর জন্য রাখা বাইট (SavedTensorCounter; তুলনার step-এ মাপা, যেখানে dropout বন্ধ, তাই
+    dropout-এর mask এতে নেই); mfu: peak জানা থাকলে (CPU-তে None)।
     """
 
     precision: str

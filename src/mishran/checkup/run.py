@@ -25,7 +25,7 @@ from mishran.checkup.ops import OpRecorder
 from mishran.checkup.probe import ModuleProbe
 from mishran.checkup.report import CheckupReport, CostRow, ParamRow, ParamRun
 from mishran.checkup.state import ModelState
-from mishran.checkup.step import loss_of, run_model, split_batch, tensors_in
+from mishran.checkup.step import NoDropout, loss_of, run_model, split_batch, tensors_in
 from mishran.checkup.target import Target, resolve_target
 from mishran.measure.flops import mfu, peak_tflops_for
 from mishran.measure.memory import SavedTensorCounter
@@ -66,14 +66,19 @@ class _Step:
     loss_fn: object
     device: torch.device
     probe: ModuleProbe
+    dropouts_skipped: int = 0          # তুলনার step-এ কতগুলো dropout বন্ধ করা হলো
 
-    def loss(self, name: str) -> torch.Tensor:
-        with precision.autocast(self.device, name):
+    def loss(self, name: str, dropout: bool = True) -> torch.Tensor:
+        quiet = contextlib.nullcontext() if dropout else NoDropout()
+        with precision.autocast(self.device, name), quiet:
             try:
                 output = run_model(self.model, self.inputs)
             except Exception as err:  # noqa: BLE001 — মডেলের যেকোনো ভুল: কোন module-এ, তা বলে আবার ছোড়া হয়
                 raise _ModelFailed(self.probe.failed_at, err) from err
-            return loss_of(output, self.target, self.loss_fn)
+            loss = loss_of(output, self.target, self.loss_fn)
+        if not dropout:
+            self.dropouts_skipped = max(self.dropouts_skipped, quiet.skipped)
+        return loss
 
     def __call__(self, name: str, scale: float = 1.0) -> None:
         self.model.zero_grad(set_to_none=True)
@@ -154,7 +159,7 @@ def _reference(step: _Step, state: ModelState):
     with _exact_fp32(step.device), flops:
         with SavedTensorCounter(step.model) as saved:
             try:
-                loss = step.loss("fp32")
+                loss = step.loss("fp32", dropout=False)
             except _ModelFailed as failed:
                 err = failed.error
                 raise ValueError(f"মডেলটি এই batch-এ চলল না (the model fails on this batch), module "
@@ -184,7 +189,7 @@ def _sixteen(step: _Step, state: ModelState, name: str, scale: float, ref: dict)
     run = _Run()
     try:
         with SavedTensorCounter(step.model) as run.saved, recorder:
-            loss = step.loss(name)
+            loss = step.loss(name, dropout=False)
         run.loss = float(loss.detach())
         (loss.float() * scale).backward()
     except _ModelFailed as failed:
@@ -281,8 +286,11 @@ def _by_precision(rows: list, params: list, runs: dict, probe: ModuleProbe, ref_
     }
 
 
-def _notes(target: Target, frozen: list, unused: list, runs: dict) -> list[str]:
+def _notes(target: Target, frozen: list, unused: list, runs: dict, dropouts: int) -> list[str]:
     notes = []
+    if dropouts:
+        notes.append(f"তুলনার step-গুলোয় dropout বন্ধ ছিল ({dropouts}টি জায়গায়; dropout off): CUDA-তে একই RNG থেকেও "
+                     "FP32 আর ১৬-বিটের mask আলাদা হয়; সময় মাপার step-এ dropout চালু, activation-এর বাইটে mask নেই।")
     if frozen:
         notes.append(f"requires_grad=False parameter বাদ (skipped, frozen): {', '.join(frozen)}")
     if unused:
@@ -362,7 +370,7 @@ def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> Checku
         training=model.training, precisions=list(goal.precisions), recommended_precision="", fp16_init_scale=None,
         keep_fp32=[], loss_scale=scale, flops=flops, modules=rows, params=params,
         ops=[o for run in runs.values() for o in run.ops], costs=costs, frozen_params=frozen, unused_params=unused,
-        notes=_notes(goal, frozen, unused, runs), advice="", ds_config={},
+        notes=_notes(goal, frozen, unused, runs, step.dropouts_skipped), advice="", ds_config={},
         **_by_precision(rows, params, runs, probe, ref_loss))
     for key, value in _verdict_fields(goal, rows, runs, scale).items():
         setattr(report, key, value)

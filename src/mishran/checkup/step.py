@@ -11,10 +11,40 @@ import dataclasses
 from collections.abc import Mapping
 
 import torch
+from torch.nn import functional as F
+from torch.overrides import TorchFunctionMode
 
-__all__ = ["tensors_in", "split_batch", "run_model", "loss_of"]
+__all__ = ["tensors_in", "split_batch", "run_model", "loss_of", "NoDropout"]
 
 _NO_TARGET = object()
+_DROPOUTS = {F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout,
+             torch.dropout, torch.alpha_dropout, torch.feature_dropout, torch.feature_alpha_dropout}
+_SDPA_ARGS = ("attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")     # query, key, value-এর পরে
+
+
+class NoDropout(TorchFunctionMode):
+    """with-block-এর ভেতরে dropout বন্ধ: F.dropout-এর পরিবার input-ই ফেরত দেয়, scaled_dot_product_attention-এর
+    dropout_p হয় 0 (পাঠ ১০)। কেন: একই RNG থেকেও CUDA-তে FP32 আর ১৬-বিটের dropout-এর mask আলাদা হয় (kernel dtype
+    অনুযায়ী আলাদা), তখন তুলনাটা precision-এর থাকে না। skipped: কতবার বন্ধ করা হলো।"""
+
+    def __init__(self):
+        super().__init__()
+        self.skipped = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _DROPOUTS:
+            p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
+            acting = p and (args[2] if len(args) > 2 else kwargs.get("training", kwargs.get("train", True)))
+            self.skipped += bool(acting)
+            return args[0] if args else kwargs["input"]
+        if func is F.scaled_dot_product_attention:
+            kwargs = {**dict(zip(_SDPA_ARGS, args[3:], strict=False)), **kwargs}
+            args = args[:3]
+            if kwargs.get("dropout_p"):
+                self.skipped += 1
+                kwargs["dropout_p"] = 0.0
+        return func(*args, **kwargs)
 
 
 def tensors_in(obj) -> list[torch.Tensor]:
