@@ -101,3 +101,11 @@ def test_the_scan_sees_every_way_of_importing_a_module():
                      "from mishran.numerics.formats import x\ndef f():\n    from mishran.capstone import training\n")
     expected = {"mishran.precision", "mishran.lab.figures", "mishran.numerics.formats", "mishran.capstone"}
     assert set(_mishran_imports(tree)) >= expected
+
+
+def test_every_function_of_the_package_is_at_most_60_lines():
+    """Short functions read like the lessons: a longer one is split where its steps are (ruff holds C901 ≤ 10)."""
+    long = [f"{path.relative_to(PKG)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for path in _modules() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60]
+    assert not long, long
