@@ -47,12 +47,7 @@ class ModelState:
 
     def reset(self) -> None:
         """buffer আর RNG আগের অবস্থায়, সব gradient None — পরের step শুরু হয় একই জায়গা থেকে।"""
-        with torch.no_grad():
-            for m, key, original, saved in self.buffers:
-                if m._buffers.get(key) is not original:
-                    m._buffers[key] = original
-                if not _same_bits(original, saved):
-                    original.copy_(saved)
+        _put_back(self.buffers, "_buffers")
         torch.set_rng_state(self.cpu_rng)
         if self.cuda_rng is not None:
             torch.cuda.set_rng_state(self.cuda_rng, self.device)
@@ -62,13 +57,19 @@ class ModelState:
     def restore(self) -> None:
         """সব কিছু check-up-এর আগের মতো: ওজন (বদলে থাকলে), gradient-এর সেই tensor-ই, buffer, mode, RNG।"""
         self.reset()
-        with torch.no_grad():
-            for m, key, original, saved in self.params:
-                if m._parameters.get(key) is not original:
-                    m._parameters[key] = original
-                if not _same_bits(original, saved):
-                    original.copy_(saved)
+        _put_back(self.params, "_parameters")
         for p, grad in self.grads:
             p.grad = grad
         for m, training in self.modes:
             m.training = training
+
+
+def _put_back(entries, table: str) -> None:
+    """প্রতিটি (module, নাম, আসল tensor, কপি): module-এর table-এ সেই আসল tensor-ই, আর তার বিট কপির মতো।"""
+    with torch.no_grad():
+        for m, key, original, saved in entries:
+            slots = getattr(m, table)
+            if slots.get(key) is not original:
+                slots[key] = original
+            if not _same_bits(original, saved):
+                original.copy_(saved)
