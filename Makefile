@@ -3,8 +3,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 # Which torch to install. Users get any torch >= 2.11 (tested: docs/versions.md); CI sets TORCH_SPEC=torch==2.13.0 (the CPU build on disk).
 # Extra pip arguments for torch alone, e.g. TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu".
+# Not given: `tools/torch_check.py --choose` picks them when the torch step runs — on Linux without an NVIDIA GPU the
+# CPU build's index (PyPI's Linux torch is the CUDA build, several GB of no use there), otherwise none — and the step
+# says which it chose. Given, even empty (TORCH_PIP_ARGS=""), they are used as they are.
 TORCH_SPEC ?= torch>=2.11
+TORCH_AUTO := $(filter undefined,$(origin TORCH_PIP_ARGS))
 TORCH_PIP_ARGS ?=
+TORCH_ARGS_SH = $(if $(TORCH_AUTO),$$($(PYTHON) tools/torch_check.py --choose 2>/dev/null),$(TORCH_PIP_ARGS))
 PY  := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # Who installs the packages: pip, or uv's pip interface when UV names a uv program (`make test UV=uv`). Both install
@@ -25,8 +30,8 @@ TEST_JOBS ?= 2
 XDIST := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS))
 # When this make started: `make test` reports how long the install took, if it ran.
 MAKE_START := $(shell date +%s)
-# What was asked for torch, as said in messages (the stamp keeps TORCH_SPEC and TORCH_PIP_ARGS on a line each).
-TORCH_REQUEST := $(strip $(TORCH_SPEC) $(TORCH_PIP_ARGS))
+# What was asked for torch is kept in $(VENV)/.torch-request: TORCH_SPEC and the pip arguments (given or chosen), a
+# line each; the torch step installs what it says.
 
 .PHONY: lab test unit notebooks notebooks-left lint clean-notebooks colab host help student answer-key lint-code python-check site browser-test FORCE
 
@@ -47,10 +52,10 @@ python-check:  ## Python 3.10 বা নতুন কি না দেখে (�
 # torch>=2.11): then the request is rewritten with the torch step's own time, so nothing after it re-installs.
 $(VENV)/.torch-request: FORCE
 	@mkdir -p $(VENV)
-	@new="$$(printf '%s\n%s' "$(TORCH_SPEC)" "$(TORCH_PIP_ARGS)")"; \
+	@args="$(TORCH_ARGS_SH)"; new="$$(printf '%s\n%s' "$(TORCH_SPEC)" "$$args")"; \
 	if [ -f $@ ] && [ "$$(cat $@)" != "$$new" ]; then \
-	  echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(echo $$(cat $@))', এখন '$(TORCH_REQUEST)'"; \
-	  if [ -f $(VENV)/.stamp-torch ] && [ "$$(sed -n 2p $@)" = "$(TORCH_PIP_ARGS)" ] && \
+	  echo "torch-এর অনুরোধ বদলেছে (TORCH_SPEC/TORCH_PIP_ARGS changed): আগে '$$(echo $$(cat $@))', এখন '$$(echo $$new)'"; \
+	  if [ -f $(VENV)/.stamp-torch ] && [ "$$(sed -n 2p $@)" = "$$args" ] && \
 	     have="$$($(PY) tools/torch_check.py --satisfies "$(TORCH_SPEC)" 2>/dev/null)" && [ -n "$$have" ]; then \
 	    echo "$$new" > $@; touch -r $(VENV)/.stamp-torch $@; echo "$$have"; exit 0; fi; \
 	fi; \
@@ -59,8 +64,9 @@ $(VENV)/.torch-request: FORCE
 $(VENV)/.stamp-torch: $(VENV)/.torch-request | python-check
 	@rm -f $@
 	@if [ ! -x $(PY) ]; then set -x; $(PYTHON) -m venv $(VENV) && $(INSTALL) -q --upgrade pip; fi
-	$(INSTALL) -q $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
-	@$(PY) tools/torch_check.py "$(TORCH_SPEC)" "$(TORCH_PIP_ARGS)"
+	@$(if $(TORCH_AUTO),$(PYTHON) tools/torch_check.py --choose >/dev/null;) \
+	args="$$(sed -n 2p $(VENV)/.torch-request)"; set -x; $(INSTALL) -q $$args "$(TORCH_SPEC)"
+	@$(PY) tools/torch_check.py "$(TORCH_SPEC)" "$$(sed -n 2p $(VENV)/.torch-request)"
 	@touch $@
 
 # Re-install when the project's dependency list changes. `lab` needs less than `test` (no pytest, no DeepSpeed).
@@ -159,12 +165,14 @@ clean-notebooks: $(VENV)/.stamp-test  ## (লেখকদের) notebook চা
 # For teachers: solution-free handouts of every lesson in handouts/, to commit to the teacher's fork: their badges
 # open handouts/NN_*.ipynb at pyproject's ref (docs/teachers_guide.md). GRADED=1: checks only record answers.
 HANDOUTS ?= handouts
-student:  ## (শিক্ষকদের) সমাধান ছাড়া হ্যান্ডআউট handouts/-এ (GRADED=1: ঠিক-ভুল না বলে উত্তর জমা রাখে)
-	$(PYTHON) tools/student.py $(if $(filter 1,$(GRADED)),--graded) --out $(HANDOUTS) notebooks/[0-9][0-9]_*.ipynb
+# Every teacher's target sets up the .venv first, as `make lab` does (nbformat, the course's checks): on a fresh
+# clone, or with no venv active, each works by itself.
+student: $(VENV)/.stamp-lab  ## (শিক্ষকদের) সমাধান ছাড়া হ্যান্ডআউট handouts/-এ (GRADED=1: ঠিক-ভুল না বলে উত্তর জমা রাখে)
+	$(PY) tools/student.py $(if $(filter 1,$(GRADED)),--graded) --out $(HANDOUTS) notebooks/[0-9][0-9]_*.ipynb
 
 # For teachers: every exercise's question and its solution cell, in one Markdown file to print or share.
-answer-key:  ## (শিক্ষকদের) সব অনুশীলনীর প্রশ্ন আর সমাধান এক ফাইলে: out/answer_key.md
-	$(PYTHON) tools/student.py --answer-key out/answer_key.md notebooks/[0-9][0-9]_*.ipynb
+answer-key: $(VENV)/.stamp-lab  ## (শিক্ষকদের) সব অনুশীলনীর প্রশ্ন আর সমাধান এক ফাইলে: out/answer_key.md
+	$(PY) tools/student.py --answer-key out/answer_key.md notebooks/[0-9][0-9]_*.ipynb
 
 # For authors: rewrite every Open-in-Colab badge and setup cell from the URL and ref in pyproject.toml.
 colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘর pyproject-এর URL আর ref থেকে
@@ -175,6 +183,7 @@ colab:  ## (লেখকদের) সব Open-in-Colab badge আর setup ঘ�
 host:  ## (শিক্ষকদের) পুরো কোর্স নিজের fork আর একটি tag/commit-এ: make host REPO=... REF=...
 	@[ -n "$(REPO)" ] || [ -n "$(REF)" ] || { echo "REPO আর/বা REF দিন (give REPO and/or REF), যেমন:" \
 	  "make host REPO=https://github.com/আপনার-নাম/mishran REF=class-2027"; exit 2; }
-	$(PYTHON) tools/colab.py $(if $(REPO),--repo "$(REPO)") $(if $(REF),--ref "$(REF)") notebooks/*.ipynb
+	@$(MAKE) --no-print-directory $(VENV)/.stamp-lab
+	$(PY) tools/colab.py $(if $(REPO),--repo "$(REPO)") $(if $(REF),--ref "$(REF)") notebooks/*.ipynb
 
 FORCE:

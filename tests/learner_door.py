@@ -34,7 +34,10 @@ DOOR = {
     "mishran.capstone.training": ["CapstoneConfig", "run"],
     "mishran.capstone.evaluation": ["sample", "bigram_bpc"],
     "mishran.capstone.literature": ["LiteratureData"],
+    "mishran.checkup.run": ["checkup"],
+    "mishran.checkup.keep": ["KeepFP32"],
     "mishran.lab.display": ["show_source", "show_table"],
+    "mishran.lab.checkup": ["show_checkup", "module_range_figure"],
     "mishran.lab.widgets": ["explore", "bit_explorer", "loss_scale_simulator"],
 }
 """module → the names a learner is invited to call with their own values. Every exercise checker
@@ -42,5 +45,5 @@ DOOR = {
 
 COMMAND_LINES = ["mishran.measure.bench", "mishran.measure.profiler", "mishran.measure.memory",
                  "mishran.engines.multi_gpu", "mishran.engines.fsdp", "mishran.engines.ddp", "mishran.capstone",
-                 "mishran.capstone.check"]
+                 "mishran.capstone.check", "mishran.checkup"]
 """What a learner runs as `python -m ...`: a wrong flag or value gives one line and exit status 2, never a traceback."""

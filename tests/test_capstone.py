@@ -414,3 +414,36 @@ def test_a_resumed_run_reports_the_best_from_before_the_checkpoint(forty, tmp_pa
     assert full.best_step < 4 and resumed.losses == full.losses[4:]
     assert (resumed.heldout_bpc, resumed.best_step) == (full.heldout_bpc, full.best_step)
     assert evaluation.heldout_bpc(model, forty.val_data, 64, "cpu", "fp32", max_chars=600) == resumed.heldout_bpc
+
+
+def _bigram_bits(train: torch.Tensor, held: torch.Tensor, vocab: int, alpha: float) -> float:
+    """An independent add-alpha bigram (counted here with bincount, not with evaluation.bigram_bpc)."""
+    counts = torch.bincount(train[:-1] * vocab + train[1:], minlength=vocab * vocab).double().view(vocab, vocab)
+    probs = (counts + alpha) / (counts.sum(1, keepdim=True) + alpha * vocab)
+    return -torch.log2(probs[held[:-1], held[1:]]).mean().item()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lesson_08s_cpu_run_beats_the_bigram_on_the_same_heldout_text(seed):
+    """Lesson 08's own CPU config (training.CPU_LESSON_KNOBS, what the notebook runs) must end below the bigram's
+    bits per character on the same first eval_chars of the held-out text, by a clear margin, for every seed tried."""
+    data = literature.LiteratureData()
+    knobs = dict(training.CPU_LESSON_KNOBS, seed=seed, sample_tokens=5, device="cpu")
+    report, model = training.run(training.CapstoneConfig(**knobs), data=data, return_model=True)
+    held = data.val_data[:knobs["eval_chars"] + 1]
+    bigram = min(_bigram_bits(data.train_data, held, data.vocab_size, a) for a in (0.01, 0.1, 0.5, 1.0))
+    assert math.isclose(report.bigram_bpc, bigram, rel_tol=1e-9)
+    # the model's bits on the same text, summed here over blocks of its context (dropout off, FP32)
+    block, bits, n = model.config.block_size, 0.0, 0
+    with torch.no_grad():
+        model.eval()
+        for start in range(0, len(held) - 1, block):
+            x = held[start:start + block]
+            y = held[start + 1:start + 1 + block]
+            x = x[:len(y)]
+            logits, _ = model(x[None])
+            bits += nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).double(), y,
+                                                reduction="sum").item() / math.log(2)
+            n += len(y)
+    assert math.isclose(bits / n, report.heldout_bpc, rel_tol=1e-3)
+    assert bigram - bits / n > 0.2, (seed, bigram, bits / n)

@@ -105,3 +105,14 @@ def test_optimizer_state_tensors_are_adams_moments_without_its_step_count():
     got = optimizer_state_tensors(opt)
     # exp_avg and exp_avg_sq for the weight and the bias; the 0-dim `step` counters are left out
     assert sorted(tuple(t.shape) for t in got) == [(2,), (2,), (2, 3), (2, 3)]
+
+
+def test_every_requirement_read_from_pyproject_parses_with_its_extra():
+    """The GPU machine runs the course uninstalled, so versions reads pyproject.toml itself: a requirement with its own
+    marker (DeepSpeed is left out on Windows) must join the extra's marker with `and`, as pip's metadata does."""
+    _, texts = versions._requirements_from_pyproject()
+    parsed = [Requirement(t) for t in texts]                                 # a second ';' raised here before
+    windows = [r for r in parsed if r.name == "deepspeed" and "Windows" in str(r.marker)]
+    assert windows and not windows[0].marker.evaluate({"extra": "lab", "platform_system": "Windows"})
+    assert windows[0].marker.evaluate({"extra": "lab", "platform_system": "Linux"})
+    assert not windows[0].marker.evaluate({"extra": "test", "platform_system": "Linux"})

@@ -2,6 +2,7 @@
 models whose overflow, underflow and first non-finite module are known by construction, torch's own casts for the
 FP16/BF16 underflow shares, a brute-force sweep over powers of two for the loss-scale range, torch's own autocast for
 the op dtypes, and a bit-for-bit comparison of the model before and after."""
+import contextlib
 import json
 import math
 import subprocess
@@ -12,9 +13,11 @@ import pytest
 import torch
 from torch import nn
 
+from mishran.checkup import keep
 from mishran.checkup.command import main
 from mishran.checkup.gradients import SCALE_POWERS, UNDERFLOW_LIMIT, log2_histogram, underflow_share
 from mishran.checkup.run import checkup
+from mishran.checkup.step import NoDropout
 from mishran.checkup.target import resolve_target
 from mishran.numerics.error import relative_error
 
@@ -84,6 +87,23 @@ def test_an_overflowing_linear_is_found_first_and_kept_in_fp32():
     assert 'model.get_submodule("1")(x.float())' in report.advice and 'torch.autocast("cuda", enabled=False)' \
         in report.advice
 
+
+
+def test_a_block_whose_error_is_only_the_sum_of_its_layers_is_not_kept_in_fp32():
+    """Four hundred orthogonal Linear layers in one block: each adds about one BF16 rounding, so no layer is suspect,
+    but the block's output carries them all — ≥ 1% and ≥ 10× BF16's unit roundoff over its exact FP32 input. Advising to
+    keep the block in FP32 would mean the whole model; the advice names leaves only (and none here)."""
+    torch.manual_seed(0)
+    layers = [nn.Linear(16, 16, bias=False) for _ in range(400)]
+    for layer in layers:
+        nn.init.orthogonal_(layer.weight)                                   # norms kept: errors add up, not shrink
+    model = nn.Sequential(nn.Sequential(*layers))
+    report = checkup(model, torch.randn(16, 16), loss_fn=_mean_loss, steps=0)
+    rows = {r.name: r for r in report.modules}
+    block = rows["0"].runs["bf16"]
+    assert block.added >= 10 and block.rel_error >= 0.01                   # the old rule would have flagged "0"
+    assert max(rows[f"0.{i}"].runs["bf16"].added for i in range(400)) < 10
+    assert report.keep_fp32 == [] and report.recommended_precision == "bf16"
 
 def test_bf16_keeps_the_range_that_fp16_loses():
     report = checkup(_overflowing(), _batch(), loss_fn=_mean_loss, target="a100", steps=0)
@@ -488,7 +508,7 @@ def test_on_a_gpu_cudas_rules_apply_and_the_model_is_unchanged():
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     _assert_unchanged(model, before)
     assert torch.equal(torch.cuda.get_rng_state(), cuda_rng)
-    with torch.no_grad():                       # the same RNG (dropout) as the check-up's start; TF32 off: exact
+    with torch.no_grad(), NoDropout():          # the check-up's reference has dropout off; TF32 off: exact
         want = float(nn.functional.cross_entropy(model(x), y))
     assert report.loss["fp32"] == pytest.approx(want, rel=1e-6)
     cap = torch.cuda.get_device_capability()
@@ -539,3 +559,102 @@ def test_peak_memory_is_at_most_twice_a_plain_fp32_step(kind):
     peak = torch.cuda.max_memory_allocated()
     print(f"{kind}: plain {plain / 2**20:.0f} MiB, check-up {peak / 2**20:.0f} MiB, {peak / plain:.2f}x")
     assert peak <= 2 * plain
+
+
+# ---- the advice applied: KeepFP32, and the check-up's own re-run with it -----------------------------------------
+
+class _HomeNorm(nn.Module):
+    """LayerNorm by hand, variance as E[x²] − E[x]²: with a mean near 50, BF16's 8 bits cancel the variance away."""
+
+    def forward(self, x):
+        m = x.mean(-1, keepdim=True)
+        v = (x * x).mean(-1, keepdim=True) - m * m
+        return (x - m) / torch.sqrt(v.clamp_min(0) + 1e-5)
+
+
+def _cancelling():
+    torch.manual_seed(0)
+    first = nn.Linear(8, 32)
+    nn.init.constant_(first.bias, 50.0)
+    return nn.Sequential(first, _HomeNorm(), nn.Linear(32, 2))
+
+
+def test_keep_fp32_runs_the_named_modules_outside_autocast_and_puts_them_back():
+    model, x = _cancelling(), _batch(features=8)
+    seen = {}
+    model[1].register_forward_hook(lambda m, i, o: seen.update(inp=i[0].dtype, out=o.dtype))
+    model[2].register_forward_hook(lambda m, i, o: seen.update(after=o.dtype))
+    with keep.KeepFP32(model, ["1"]), torch.autocast("cpu", dtype=torch.bfloat16):
+        model(x)
+    # the call gets BF16; the wrapped forward upcasts it (with autocast off, BF16 in would give BF16 out)
+    assert seen == {"inp": torch.bfloat16, "out": torch.float32, "after": torch.bfloat16}
+    assert "forward" not in vars(model[1])                                  # the class's forward again
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        model(x)
+    assert seen["out"] == torch.bfloat16                                    # back to autocast's rule
+    handle = keep.KeepFP32(model, "1").apply()
+    assert "forward" in vars(model[1])
+    handle.undo()
+    assert "forward" not in vars(model[1])
+    with pytest.raises(ValueError, match="unknown module"):
+        keep.KeepFP32(model, ["1", "nope"])
+
+
+def test_a_bf16_fault_kept_in_fp32_is_checked_and_then_advised():
+    """The oracle: torch's own BF16 step with the norm kept in FP32 by hand, against a plain FP32 step."""
+    model, x = _cancelling(), _batch(features=8)
+    report = checkup(model, x, loss_fn=_mean_loss, target="a100", steps=0)
+
+    def grads(kept):
+        model.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=kept is not None):
+            h = model[0](x)
+            with torch.autocast("cpu", enabled=False) if kept else contextlib.nullcontext():
+                h = model[1](h.float() if kept else h)
+            model[2](h).mean().backward()
+        return torch.cat([p.grad.flatten() for p in model.parameters()])
+
+    ref, plain, kept = grads(None), grads(False), grads(True)
+    cos = lambda a, b: float(torch.nn.functional.cosine_similarity(a, b, dim=0))  # noqa: E731
+    assert cos(kept, ref) > 0.9 > cos(plain, ref) or not torch.isfinite(plain).all()   # broken, then fixed
+    assert report.keep_fp32 == ["1"] and report.recommended_precision == "bf16"
+    check = report.keep_fp32_check
+    assert check["precision"] == "bf16" and check["modules"] == ["1"] and not check["broken"]
+    assert check["grad_cosine"] == pytest.approx(cos(kept, ref), abs=1e-3)
+    assert check["param_share"] == 0.0                                      # the norm has no weights
+    assert "KeepFP32(model, report.keep_fp32).apply()" in report.advice
+    model.zero_grad(set_to_none=True)
+
+
+def test_no_dropout_reaches_the_attention_inside_multi_head_attention():
+    """nn.MultiheadAttention's dropout runs inside F.multi_head_attention_forward, where a function mode no longer
+    sees the calls: two passes from different RNG states must still agree (they differ with the dropout on)."""
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.5, batch_first=True)
+    x = torch.randn(2, 6, 16)
+    with NoDropout() as quiet:
+        a = layer(x)
+        torch.manual_seed(123)
+        b = layer(x)
+    assert torch.equal(a, b) and quiet.skipped == 8                        # 3 dropouts + the attention's, twice
+    torch.manual_seed(123)
+    assert not torch.equal(layer(x), a)                                     # the oracle: dropout does act
+
+
+class _UpcastGain(nn.Module):
+    """× 1e5, computed in FP32 even under autocast: the value is above FP16's max, but it is not an FP16 tensor."""
+
+    def forward(self, x):
+        return x.float() * 1e5
+
+
+def test_an_fp32_output_above_fp16s_max_is_a_warning_not_an_overflow():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), _UpcastGain(), nn.Softmax(-1))
+    x = _batch()
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.float16):      # the oracle: torch's own autocast
+        out = model[1](model[0](x))
+    assert out.dtype == torch.float32 and torch.isfinite(out).all() and out.abs().max() > FP16_MAX
+    report = checkup(model, x, loss_fn=_mean_loss, target="t4", steps=0)
+    assert report.overflow_modules["fp16"] == [] and report.first_nonfinite["fp16"] is None
+    assert "1" in report.near_max_modules["fp16"] and report.keep_fp32 == []

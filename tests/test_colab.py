@@ -510,3 +510,46 @@ def test_fp8_gpu_check_follows_the_capability(monkeypatch):
     assert colab._gpu_has_fp8() is False
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert colab._gpu_has_fp8() is False
+
+
+def test_host_takes_the_clone_address_github_gives_and_writes_the_badge_address(tmp_path, capsys):
+    toml = tmp_path / "pyproject.toml"
+    toml.write_text('[project.urls]\nRepository = "https://github.com/a/b"\n', encoding="utf-8")
+    for given in ("https://github.com/teacher/mishran.git", "git@github.com:teacher/mishran.git",
+                  " https://github.com/teacher/mishran.git/ ", "ssh://git@github.com/teacher/mishran"):
+        colab.set_host(given, "class-2027", toml)
+        assert colab.repo_url(toml) == "https://github.com/teacher/mishran", given
+    assert "→ https://github.com/teacher/mishran" in capsys.readouterr().out
+    badge = colab.badge(colab.repo_url(toml), "01_bit_layouts.ipynb", "class-2027")
+    assert "/github/teacher/mishran/blob/class-2027/notebooks/" in badge and ".git" not in badge
+
+
+def _git_repo(path):
+    def git(*args):
+        return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True, check=True).stdout
+    path.mkdir()
+    git("init", "-q")
+    (path / "pyproject.toml").write_text('[project.urls]\nRepository = "https://github.com/a/b"\n', encoding="utf-8")
+    git("add", "pyproject.toml")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    return git
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_host_resolves_a_short_hash_this_clone_knows_and_refuses_one_it_does_not(tmp_path, capsys):
+    repo = tmp_path / "fork"
+    git = _git_repo(repo)
+    full = git("rev-parse", "HEAD").strip()
+    toml = repo / "pyproject.toml"
+    colab.set_host("https://github.com/teacher/mishran", full[:7], toml)
+    assert colab.course_ref(toml) == full and f"{full[:7]} → পুরো hash {full}" in capsys.readouterr().out
+    unknown = "bfe6b7e" if not full.startswith("bfe6b7e") else "cafe123"
+    with pytest.raises(SystemExit) as stop:
+        colab.set_host("https://github.com/teacher/mishran", unknown, toml)
+    assert "shortened commit hash" in str(stop.value) and "৪০ অক্ষরের" in str(stop.value)
+    assert colab.course_ref(toml) == full                                   # nothing written
+    git("tag", "deadbeef")                       # a tag whose name looks like a hash is a tag: kept as it is
+    colab.set_host("https://github.com/teacher/mishran", "deadbeef", toml)
+    assert colab.course_ref(toml) == "deadbeef"
+    colab.set_host("https://github.com/teacher/mishran", "20270901", toml)  # digits: a tag still to be made
+    assert colab.course_ref(toml) == "20270901"

@@ -51,6 +51,9 @@ TEXT_FLAGS = {
     ("mishran.capstone", "--checkpoint"): "the checkpoint file to write at --save-at",
     ("mishran.capstone", "--resume"): "the checkpoint file to resume from",
     ("mishran.capstone", "--prompt"): "the text the model continues (any Bengali text)",
+    ("mishran.checkup", "--batch"): "package.module:function that makes the batch (checked when it is imported)",
+    ("mishran.checkup", "--loss"): "package.module:function, the loss (checked when it is imported)",
+    ("mishran.checkup", "--out"): "the JSON file to write ('-': the screen)",
 }
 
 

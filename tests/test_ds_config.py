@@ -203,6 +203,42 @@ def test_16_bit_gradients_are_summed_in_fp32_whenever_they_are_accumulated(name,
     assert ds_config.validate_config(cfg, world_size=1, device="cpu")["accumulation_steps"] == accumulation
 
 
+def _wire_dtype(config):
+    """The dtype DeepSpeed 0.19.8 reduces gradients in across ranks (engine.communication_data_type): the config's
+    communication_data_type when given, else the model's 16-bit dtype, else FP32."""
+    given = config.get("communication_data_type")
+    if given is not None:
+        return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[given.lower()]
+    if config.get("fp16", {}).get("enabled"):
+        return torch.float16
+    return torch.bfloat16 if config.get("bf16", {}).get("enabled") else torch.float32
+
+
+@pytest.mark.parametrize("name", ["bf16", "fp16"])
+@pytest.mark.parametrize("stage", [None, 0, 1, 2, 3])
+@pytest.mark.parametrize("world", [2, 8])
+def test_several_ranks_reduce_in_fp32_even_without_accumulation(monkeypatch, name, stage, world):
+    """Across GPUs a 16-bit sum rounds at every hop (lesson 09): with world_size > 1 the course's config sends
+    gradients in FP32 at any ZeRO stage, accumulation 1 included (the old config left DeepSpeed's default there,
+    the model's own dtype)."""
+    monkeypatch.setattr(ds_config, "cpu_supports_fp16", lambda: True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # fp16 with ZeRO-0 warns; not what this test is about
+        cfg = ds_config.config_for_device(micro_batch=4, accumulation_steps=1, zero_stage=stage, precision=name,
+                                          device="cpu", world_size=world)
+    assert _wire_dtype(cfg) == torch.float32
+    assert cfg["train_batch_size"] == 4 * world
+    assert ds_config.validate_config(cfg, world_size=world, device="cpu")["world_size"] == world
+
+
+def test_one_rank_or_fp32_keeps_deepspeeds_default_wire():
+    """Nothing to reduce across one rank at accumulation 1, and an FP32 model already sends FP32: no key added."""
+    one = ds_config.config_for_device(micro_batch=4, precision="bf16", device="cpu", world_size=1)
+    assert "communication_data_type" not in one and _wire_dtype(one) == torch.bfloat16
+    fp32 = ds_config.config_for_device(micro_batch=4, precision="fp32", device="cpu", world_size=4)
+    assert "communication_data_type" not in fp32 and _wire_dtype(fp32) == torch.float32
+
+
 def test_fp32_sums_are_copied_into_each_config():
     """Two configs must not share one data_types dict: a learner editing one would change the other."""
     a = ds_config.config_for_device(micro_batch=4, accumulation_steps=2, precision="bf16", device="cpu", world_size=1)

@@ -76,12 +76,13 @@ def test_a_tuple_a_tensor_and_a_function_answer_are_rescored(grading, capsys):
     lesson08.check_batch_plan((8, 4, 1))
     _, plan = _said(capsys)
     assert plan["args"]["answer"] == {"$tuple": [8, 4, 1]} and graded.rescore(plan)[0] is not None
-    grads = torch.randn(1000, generator=torch.Generator().manual_seed(5)) * 1e-7
-    truth = ((grads != 0) & (grads.double().abs() <= 2 ** -25)).double().mean().item()
-    lesson02.check_zeroed_fraction(grads, truth)
-    _, zeroed = _said(capsys)
-    assert graded.rescore(zeroed)[0] is True
-    lesson02.check_zeroed_fraction(grads, truth + 0.25)
+    # a tensor question: gradients of 1e-6, below FP16's smallest normal 2^-14 ≈ 6.1e-5; × 2^8 they are 2.6e-4,
+    # normal, and the largest (1.0) × 2^8 fits FP16 (max 65504), while × 2^20 it overflows
+    grads = torch.full((1000,), 1e-6)
+    lesson02.check_scale_for_budget(grads, 1.0, 2 ** 8)
+    _, fits = _said(capsys)
+    assert fits["args"]["values"]["$tensor"][:2] == [grads[0].item()] * 2 and graded.rescore(fits)[0] is True
+    lesson02.check_scale_for_budget(grads, 1.0, 2 ** 20)
     assert graded.rescore(_said(capsys)[1])[0] is False
     lesson01.check_fp16_decoder(_wrong_decoder)
     _, decoder = _said(capsys)
@@ -95,3 +96,22 @@ def _wrong_decoder(pattern):
 def test_rescore_refuses_a_record_that_is_not_a_check():
     assert graded.rescore({"module": "os", "check": "system", "args": {"command": "true"}})[0] is None
     assert graded.rescore({"module": "mishran.exercises.lesson01", "check": "formats", "args": {}})[0] is None
+
+
+def test_a_typo_is_told_at_once_and_recorded_as_invalid_not_as_wrong(grading, capsys):
+    for call, told in ((lambda: lesson01.check_formats_for_range(3e-9, 20.0, {"FP32"}), "অচেনা নাম"),
+                       (lambda: lesson01.check_bf16_round(0.3, "1.3b"), "একটি সংখ্যা হওয়া চাই")):
+        assert not call()                                   # not the "submitted" truth a real answer gets
+        out = capsys.readouterr().out
+        assert told in out and graded.INVALID in out and graded.SUBMITTED not in out
+        record = json.loads(out.split(f"{graded.INVALID}: ", 1)[1])
+        assert record["invalid"] is True and record["check"].startswith("check_")
+
+
+def test_rescore_answers_the_handouts_question_not_the_learners_own(grading, capsys):
+    lesson01.check_bf16_round(0.5, 0.5)                     # 0.5 is a power of two: exact in BF16
+    _, own = _said(capsys)
+    assert graded.rescore(own)[0] is True
+    assert graded.rescore(own, question={"x": 0.3})[0] is False    # BF16(0.3) = 154 * 2^-9, not 0.5
+    assert own["args"]["x"] == 0.5                          # the record itself keeps what the learner asked
+

@@ -57,7 +57,7 @@ def test_batch_prediction_is_judged_by_measurement():
     assert not l00.check_batch_prediction("একই", ...)
 
 
-def test_smaller_error_follows_the_mantissa_and_torch():
+def test_smaller_error_follows_the_mantissa_and_torch(capsys):
     """Oracle: the format with more mantissa bits rounds finer; torch's own casts agree on random products."""
     torch.manual_seed(1)
     x = torch.randn(10_000, dtype=torch.float64)
@@ -65,5 +65,30 @@ def test_smaller_error_follows_the_mantissa_and_torch():
            for n, d in (("fp16", torch.float16), ("bf16", torch.bfloat16))}
     finer = max(l00.FORMAT_CHOICES, key=lambda n: FORMATS[n].mantissa_bits)
     assert finer == min(err, key=err.get)
-    assert l00.check_smaller_error(finer)
-    assert not l00.check_smaller_error(({"fp16", "bf16"} - {finer}).pop())
+    coarser = ({"fp16", "bf16"} - {finer}).pop()
+    assert l00.check_smaller_error(finer, "mantissa")
+    assert not l00.check_smaller_error(coarser, "mantissa")
+    assert not l00.check_smaller_error(finer, "exponent")       # right format, wrong reason: not a pass
+    assert not l00.check_smaller_error(finer, ...)
+    assert not l00.check_smaller_error(finer, "sign")            # not a choice
+
+
+def test_smaller_error_feedback_does_not_name_the_other_choice(capsys):
+    """A two-way choice is given away by "the other one has less error" (the old feedback). A wrong answer's
+    feedback names neither format and never points at "the other"; a wrong reason gets the same words whichever
+    format came with it, so the feedback cannot be read for the format."""
+    for fmt in l00.FORMAT_CHOICES:
+        for reason in l00.REASON_CHOICES:
+            capsys.readouterr()
+            if l00.check_smaller_error(fmt, reason):
+                continue
+            out = capsys.readouterr().out
+            assert out.startswith("এখনো হয়নি:")
+            assert "অন্য" not in out
+            assert not {"fp16", "bf16", "FP16", "BF16"} & set(out.replace(",", " ").replace("।", " ").split())
+    said = {}
+    for fmt in l00.FORMAT_CHOICES:
+        capsys.readouterr()
+        l00.check_smaller_error(fmt, "exponent")
+        said[fmt] = capsys.readouterr().out
+    assert said["fp16"] == said["bf16"]

@@ -9,7 +9,7 @@ def test_lesson02_blank_answers_do_not_fail(capsys):
     assert not l02.check_min_normal_scale(3e-7, ...)
     assert not l02.check_pytorch_scale_after("..x", ...)
     assert not l02.check_deepspeed_scale_after("..x", ...)
-    assert not l02.check_zeroed_fraction(torch.tensor([1e-9, 1.0]), ...)
+    assert not l02.check_scale_for_budget(torch.tensor([1e-9, 1.0]), 1.0, ...)
     assert not l02.check_scaled_clip_step(...)
     assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 5
 
@@ -47,11 +47,43 @@ def test_scale_after_a_sequence_follows_each_policy():
         l02.check_pytorch_scale_after("..o", 1.0)
 
 
-def test_zeroed_fraction_counts_only_values_that_were_not_zero_before():
-    t = torch.tensor([1e-9, 2.0 ** -25, 2.0 ** -24, 1.0, 0.0])  # two round to 0 (2^-25 is a tie → 0); 0 was already 0
-    assert l02.check_zeroed_fraction(t, 2 / 5)
-    assert not l02.check_zeroed_fraction(t, 3 / 5)
-    assert l02.check_zeroed_fraction(t, 0.0, scale=2.0 ** 10)
+def _grads():
+    return torch.randn(10_000, generator=torch.Generator().manual_seed(5)) * 1e-7   # the lesson's exercise 4
+
+
+def _below_normal_by_hand(values, scale):
+    """Hand oracle: FP16 keeps full precision only from 2^-14 up; anything nonzero below that is subnormal or 0."""
+    a = (values.double() * scale).abs()
+    return ((a > 0) & (a < 2.0 ** -14)).double().mean().item()
+
+
+def test_scale_for_budget_is_the_one_that_keeps_both_edges(capsys):
+    """Exercise 02.4: at most 1% of the gradients below FP16's normal range, and the largest gradient (0.5) × S
+    under FP16's max (65504). By hand: 2^16 is the only choice that does both."""
+    g = _grads()
+    fits = [s for s in l02.SCALE_CHOICES if _below_normal_by_hand(g, s) <= 0.01 and 0.5 * s <= 65504]
+    assert fits == [2 ** 16]
+    assert l02.check_scale_for_budget(g, 0.5, 2 ** 16)
+    assert not l02.check_scale_for_budget(g, 0.5, 3)                      # not a choice
+    assert "one of" in capsys.readouterr().out
+
+
+def test_scale_for_budget_names_the_anticipated_mistakes(capsys):
+    """Counting only the values that round to 0 (forgetting subnormals lose precision) picks 2^8 or 2^12; forgetting
+    the upper edge picks 2^20 or 2^24. Each is refused with its own reason, and no message names the answer."""
+    g = _grads()
+    assert ((g.half() == 0) & (g != 0)).double().mean().item() > 0.01    # at scale 1 many vanish ...
+    assert ((g * 2 ** 8).half() == 0).double().mean().item() <= 0.01      # ... at 2^8 few: zeros alone would pass
+    for wrong in (2 ** 8, 2 ** 12):
+        assert not l02.check_scale_for_budget(g, 0.5, wrong)
+        out = capsys.readouterr().out
+        assert "subnormal" in out and "65536" not in out and "2^16" not in out
+    for wrong in (2 ** 20, 2 ** 24):
+        assert torch.isinf(torch.tensor(0.5 * wrong).half())
+        assert not l02.check_scale_for_budget(g, 0.5, wrong)
+        out = capsys.readouterr().out
+        assert "inf" in out and "65536" not in out and "2^16" not in out
+    assert l02.check_scale_for_budget(g, 0.25, 2 ** 16)                   # a smaller largest: still fits
 
 
 def _step(unscale=True, clip=True, use_scaler_step=True, update=True):
@@ -71,10 +103,12 @@ def _step(unscale=True, clip=True, use_scaler_step=True, update=True):
 def test_clip_step_check_accepts_the_right_order_and_names_each_mistake(capsys):
     assert l02.check_scaled_clip_step(_step())
     capsys.readouterr()
-    assert not l02.check_scaled_clip_step(_step(unscale=False))
-    assert "unscale_" in capsys.readouterr().out
+    assert not l02.check_scaled_clip_step(_step(unscale=False))         # the lesson's buggy_step
+    told = capsys.readouterr().out
+    assert "scale-গুণ" in told and "unscale_" not in told                  # points at the cause, not the fix
     assert not l02.check_scaled_clip_step(_step(clip=False))
-    assert "clip_grad_norm_" in capsys.readouterr().out
+    told = capsys.readouterr().out
+    assert "clip_grad_norm_" in told and "unscale_" not in told
     assert not l02.check_scaled_clip_step(_step(use_scaler_step=False))
     assert "scaler.step(optimizer)" in capsys.readouterr().out
     assert not l02.check_scaled_clip_step(_step(update=False))

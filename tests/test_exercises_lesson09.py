@@ -125,3 +125,12 @@ def test_rank_bytes_hints_name_a_whole_slip(capsys):
         assert phrase in capsys.readouterr().out
     assert not l09.check_cast_first_bug({"line": 0, "fix": "C"})
     assert "1 থেকে" in capsys.readouterr().out
+
+
+def test_reduce_dtype_takes_the_lessons_own_name_direct(sweep):
+    """The lesson and the figure's legend call bf16_wire_fp32_sum "direct": the check takes that name too. At
+    W = 1024 and 1e-3 only FP32 (4 bytes) and direct (2 bytes) stay within (sweep: BF16 3.4e-1, FP16 3.9e-3)."""
+    i = sweep["worlds"].index(1024)
+    assert sweep["errors"]["bf16_wire_fp32_sum"][i] <= 1e-3 < min(sweep["errors"][s][i] for s in ("bf16", "fp16"))
+    assert l09.check_reduce_dtype("direct", 1024, 1e-3, sweep) and l09.check_reduce_dtype(" Direct", 1024, 1e-3, sweep)
+    assert not l09.check_reduce_dtype("direct", 32, 1e-2, sweep)          # there plain BF16 is cheaper

@@ -37,8 +37,11 @@ from learner_door import DOOR  # noqa: E402
 
 from mishran import data, hardware, precision  # noqa: E402
 from mishran.capstone import evaluation, literature, training  # noqa: E402
+from mishran.checkup import keep  # noqa: E402
+from mishran.checkup import run as checkup_run  # noqa: E402
 from mishran.engines import amp, deepspeed_config, deepspeed_engine  # noqa: E402
 from mishran.exercises import lesson01, lesson02, lesson03, lesson04, lesson05  # noqa: E402
+from mishran.lab import checkup as lab_checkup  # noqa: E402
 from mishran.lab import display, figures, widgets  # noqa: E402
 from mishran.measure import bench, flops, memory, profiler  # noqa: E402
 from mishran.models import gpt, mlp, reference  # noqa: E402
@@ -57,13 +60,14 @@ ODD += [_rng.choice([-1, 1]) * 10 ** _rng.uniform(-400, 400) for _ in range(6)] 
 # tensors).
 ODD_FIGURES = [0, -1, 2, 2 ** 2000, -(2 ** 2000), 0.5, 1e308, math.inf, math.nan, True, None, "", "abc", [], [1, 2],
                {}, {"x": 1}, (0,), object(), torch.tensor(2.0), torch.tensor([1.0, 2.0])]
-DRAWING = {"widgets.bit_explorer", "widgets.loss_scale_simulator"}
+DRAWING = {"widgets.bit_explorer", "widgets.loss_scale_simulator", "checkup.show_checkup",
+           "checkup.module_range_figure"}
 
 # A measured training step takes a fifth of a second: one value of each wrong kind.
 ODD_STEP = [0, -1, 2 ** 2000, 0.5, math.inf, math.nan, True, None, "abc", [], object(), torch.tensor([1.0, 2.0])]
 # The names that run (and time) whole training steps, or build an engine or a model per call: ODD_STEP for them.
 MEASURED = {"memory.measure_step", "deepspeed_engine.initialize", "bench.run", "profiler.profile_step",
-            "training.run"}
+            "training.run", "run.checkup"}
 
 # The arguments that are objects, not values a learner types: the fuzz leaves them as the good call gives them.
 OBJECT_ARGS = {
@@ -83,6 +87,10 @@ OBJECT_ARGS = {
     "evaluation.sample": {"model", "tokenizer"},
     "literature.LiteratureData": {"pieces"},
     "display.show_source": {"obj"},
+    "run.checkup": {"model", "batch", "loss_fn"},
+    "keep.KeepFP32": {"model"},
+    "checkup.show_checkup": {"report"},
+    "checkup.module_range_figure": {"report"},
 }
 """door name → its parameters that hold an object from torch or the course's code, not a value a learner types."""
 
@@ -196,6 +204,8 @@ REPORT = hardware.device_report("cpu")
 ONES = (torch.ones(2, 2), torch.ones(2, 1))
 SCALER = precision.grad_scaler("cpu", "fp32")
 DS_CONFIG = deepspeed_config.config_for_device(micro_batch=2, precision="bf16", device="cpu")
+CHECKUP_REPORT = checkup_run.checkup(torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Linear(4, 1)),
+                                     torch.ones(4, 2), loss_fn=torch.mean, target="t4", steps=0)
 COMM_GRADS = torch.randn(4, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
 CAPSTONE = dict(size="tiny", precision="fp32", micro_batch=1, accumulation_steps=1, zero_stage=None, steps=1,
                 lr=1e-3, dropout=0.0, clip_norm=1.0, seed=0, eval_every=1, eval_chars=8, warmup=0, device="cpu",
@@ -209,6 +219,10 @@ def _tiny_gpt():
 
 def _mse(out, y):
     return torch.nn.functional.mse_loss(out, y)
+
+
+def _checkup_model():
+    return torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Linear(4, 1))
 
 
 class _Linear(torch.nn.Linear):
@@ -317,6 +331,11 @@ DOOR_CALLS = [
     # lab: display and widgets
     ("display.show_source", display.show_source, (display.show_table, None, None)),
     ("display.show_table", display.show_table, ([[1, "অ"]], ["x", "y"], "c", True)),
+    # the check-up: the learner's own model, batch and loss_fn are objects; device, target and steps are values
+    ("run.checkup", checkup_run.checkup, (Fresh(_checkup_model), ONES, _mse, None, "t4"), {"steps": 1}),
+    ("keep.KeepFP32", keep.KeepFP32, (Fresh(_checkup_model), ["0"])),
+    ("checkup.show_checkup", lab_checkup.show_checkup, (CHECKUP_REPORT, 3)),
+    ("checkup.module_range_figure", lab_checkup.module_range_figure, (CHECKUP_REPORT, 3)),
     ("widgets.explore", widgets.explore, (0.1, ("fp16", "bf16"))),
     ("widgets.bit_explorer", widgets.bit_explorer, ("0.1", ("fp16",))),
     ("widgets.loss_scale_simulator", widgets.loss_scale_simulator, ("pytorch", 5, 2, 0.1, 50, 0, 20)),
@@ -423,7 +442,7 @@ ANSWER_CHECKS = [
     ("lesson02.check_min_normal_scale", lambda a: lesson02.check_min_normal_scale(3e-7, a)),
     ("lesson02.check_pytorch_scale_after", lambda a: lesson02.check_pytorch_scale_after("..x", a)),
     ("lesson02.check_deepspeed_scale_after", lambda a: lesson02.check_deepspeed_scale_after("..x", a)),
-    ("lesson02.check_zeroed_fraction", lambda a: lesson02.check_zeroed_fraction(torch.tensor([1e-9, 1.0]), a)),
+    ("lesson02.check_scale_for_budget", lambda a: lesson02.check_scale_for_budget(torch.tensor([1e-9, 1.0]), 0.5, a)),
     ("lesson03.check_scale_sequence", lambda a: lesson03.check_scale_sequence([False, True, False], a)),
     ("lesson03.check_max_micro_batch", lesson03.check_max_micro_batch),
     ("lesson04.check_partial_step_weight", lesson04.check_partial_step_weight),

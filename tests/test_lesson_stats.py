@@ -103,4 +103,5 @@ def test_each_lesson_and_lesson_00s_map_give_the_measured_minutes():
         if path.name.startswith("00"):
             source = next("".join(c["source"]) for c in cells if "LESSONS = [" in "".join(c["source"]))
             mapped = {n: int(v) for n, v in re.findall(r'\("(\d\d)",.*?, (\d+)\),', source, flags=re.S)}
-    assert mapped == {n: 5 * round(t / 5) for n, t in totals.items()}
+    # a lesson on the map whose notebook is not written yet has no measured total: only the written ones must agree
+    assert {n: v for n, v in mapped.items() if n in totals} == {n: 5 * round(t / 5) for n, t in totals.items()}

@@ -55,7 +55,8 @@ def venv(tmp_path):
 
 def make(venv, target, *assignments, fail_on=""):
     env = {k: v for k, v in os.environ.items() if k not in _OUTER}
-    env.update(CALLS=str(venv / "calls.log"), FAIL_ON=fail_on)
+    # as on a GPU machine: no pip arguments chosen for torch (tests/test_setup.py tests the CPU choice)
+    env.update(CALLS=str(venv / "calls.log"), FAIL_ON=fail_on, MISHRAN_NVIDIA_GPU="1")
     target = target if target == "test" else f"{venv}/{target}"
     if not any(a.startswith("VERIFIED=") for a in assignments):     # not the checkout's out/browser/verified
         assignments = (*assignments, f"VERIFIED={venv}/verified-none")

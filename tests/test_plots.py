@@ -133,8 +133,11 @@ def test_comm_error_figure_draws_each_scheme_the_floor_and_the_tolerance(font):
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     lines = {line.get_label(): line for line in ax.lines}
-    assert list(lines["BF16 (ring)"].get_ydata()) == sweep["errors"]["bf16"]
-    assert list(lines["FP32"].get_xdata()) == [2, 4, 8]
+    assert list(lines["BF16, ring (bf16)"].get_ydata()) == sweep["errors"]["bf16"]
+    assert list(lines["FP32, ring (fp32)"].get_xdata()) == [2, 4, 8]
+    for key in sweep["errors"]:           # every legend entry names its scheme's key (exercise 09.3 answers with it)
+        assert sum(f"({key})" in label for label in lines) == 1, key
+    assert "direct" in next(label for label in lines if "(bf16_wire_fp32_sum)" in label)
     floor = next(line for label, line in lines.items() if "bf16_rounding_floor" in label)
     assert floor.get_linestyle() == "--" and list(floor.get_ydata()) == sweep["bf16_rounding_floor"]
     tol = next(line for label, line in lines.items() if "সহনসীমা" in label)
@@ -144,4 +147,61 @@ def test_comm_error_figure_draws_each_scheme_the_floor_and_the_tolerance(font):
     plt.close(fig)
     fig = comm_error_figure(sweep)                                      # no tolerance: no dotted line
     assert len(fig.axes[0].lines) == len(sweep["errors"]) + 1
+    plt.close(fig)
+    fig = comm_error_figure(sweep, tolerance=(1e-2, 1e-3))             # two tolerances: two dotted lines
+    tols = sorted(line.get_ydata()[0] for line in fig.axes[0].lines if "সহনসীমা" in line.get_label())
+    assert tols == [1e-3, 1e-2]
+    plt.close(fig)
+
+
+def test_capstone_precision_figure_draws_the_difference_at_the_common_steps(font):
+    """Lesson 08: left, both curves and the bigram; right, second − first at the steps both measured (by hand)."""
+    from mishran.lab.figures import capstone_precision_figure
+
+    fp32 = [{"step": 100, "bpc": 3.0}, {"step": 200, "bpc": 2.5}, {"step": 300, "bpc": 2.25}]
+    bf16 = [{"step": 100, "bpc": 3.125}, {"step": 200, "bpc": 2.5}, {"step": 300, "bpc": 2.0}]
+    fig = capstone_precision_figure({"FP32": fp32, "BF16": bf16}, 3.5, "t")
+    left, right = fig.axes
+    assert {line.get_label() for line in left.lines} >= {"FP32", "BF16", "bigram (3.50)"}
+    diff = next(line for line in right.lines if len(line.get_xdata()) == 3)
+    assert list(diff.get_xdata()) == [100, 200, 300] and list(diff.get_ydata()) == [0.125, 0.0, -0.25]
+    assert right.get_xlabel() == left.get_xlabel() == "ধাপ (step)"
+    plt.close(fig)
+
+
+def test_every_step_axis_of_the_course_says_one_word(font):
+    """One label for the optimizer step across the course's figures, as docs/glossary.md fixes it: "ধাপ (step)"."""
+    import inspect
+    import re
+
+    from mishran.lab import figures
+
+    labels = re.findall(r'xlabel[=(]"([^"]*)"', inspect.getsource(figures))
+    steps = [label for label in labels if "step" in label.lower() and "সময়" not in label]
+    assert steps and set(steps) == {"ধাপ (step)"}, steps
+
+
+def test_ring_figure_sends_each_segment_along_the_ring_order(font):
+    """Lesson 09's ring: at hop h, segment s's partial sum (ranks s+1..s+h) travels from rank s+h to s+h+1; by hand
+    for W = 4 (hop 1: s0 carries g1, s3 carries g0; hop 3: s0 carries g1+g2+g3); at the end rank r holds segment r."""
+    from mishran.lab.figures import ring_reduce_scatter_figure
+
+    fig = ring_reduce_scatter_figure(4)
+    texts = [{t.get_text() for t in ax.texts} for ax in fig.axes]
+    assert len(fig.axes) == 4
+    assert {"s0: g1", "s1: g2", "s2: g3", "s3: g0"} <= texts[0]
+    assert {"s0: g1+g2", "s3: g0+g1"} <= texts[1]
+    assert {"s0: g1+g2+g3", "s1: g2+g3+g0"} <= texts[2]
+    assert "rank 0\ns0: g1+g2+g3+g0" in texts[3] and "rank 2\ns2: g3+g0+g1+g2" in texts[3]
+    plt.close(fig)
+
+
+def test_rank_bytes_figure_draws_each_series_on_log_axes(font):
+    from mishran.lab.figures import rank_bytes_figure
+
+    fig = rank_bytes_figure([1, 2, 4], {"ZeRO-1": [16, 10, 7], "FSDP2": [16, 8, 4]}, "t")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert [list(line.get_ydata()) for line in ax.lines] == [[16, 10, 7], [16, 8, 4]]
+    assert [line.get_label() for line in ax.lines] == ["ZeRO-1", "FSDP2"]
     plt.close(fig)

@@ -101,7 +101,7 @@ def _mishran_modules():
 
 # Only these two may draw or make widgets; every other module (the core) must import in a bare Python without
 # matplotlib or ipywidgets, e.g. on a GPU machine running the DeepSpeed scripts.
-FRONT_END = {"mishran.lab.figures", "mishran.lab.widgets"}
+FRONT_END = {"mishran.lab.figures", "mishran.lab.widgets", "mishran.lab.checkup"}
 
 
 def test_core_modules_do_not_import_plotting_or_widgets():

@@ -40,6 +40,11 @@ NPM_PACKAGES = {"@jupyter-widgets/html-manager": "1.0.15", "mathjax": "3.2.2"}
 BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 COLAB_BADGE = re.compile(r'<img[^>]*src="https://colab\.research\.google\.com/assets/colab-badge\.svg"[^>]*>')
 DOC_ORDER = ["teachers_guide", "glossary", "troubleshooting", "colab", "benchmarks"]
+# Pages for the teacher only (how grading works, the rubrics, the class plans): the student site (--student) leaves
+# them out, and a link to one from another page becomes plain text there.
+TEACHER_DOCS = ("teachers_guide", "lesson_rubrics", "class_plans")
+SOLUTIONS_NOTE = {False: "অনুশীলনীর সমাধান ভাঁজ করা আছে — নিজে চেষ্টা করার পরে খোলো।",
+                  True: "এই সাইটে অনুশীলনীর সমাধান নেই: আগে নিজে চেষ্টা করো, তারপর শিক্ষকের সঙ্গে মেলাও।"}
 
 
 # ---------- assets shipped with the site ----------
@@ -204,13 +209,18 @@ def lesson_info(nb) -> dict:
 
 
 def nav_html(root: str, prev: tuple | None, nxt: tuple | None, docs: list[tuple]) -> str:
+    """পথ-নির্দেশ: সব পাঠ, আগের/পরের পাঠ, আর সহায়ক পাতাগুলো। সরু পর্দায় (ফোন) সহায়ক পাতাগুলো একটি "মেনু" বোতামের
+    পেছনে ভাঁজ করা থাকে (site/mishran.css; JavaScript ছাড়া, checkbox আর :has দিয়ে), যাতে প্রথম পর্দায় পাঠটাই দেখা যায়।"""
     parts = [f'<a class="mishran-home" href="{root}index.html">মিশ্রণ — সব পাঠ</a>']
     if prev:
         parts.append(f'<a href="{root}{prev[0]}">← {html.escape(prev[1])}</a>')
     if nxt:
         parts.append(f'<a href="{root}{nxt[0]}">{html.escape(nxt[1])} →</a>')
     parts.append('<span class="mishran-spacer"></span>')
-    parts += [f'<a href="{root}{href}">{html.escape(title)}</a>' for href, title in docs]
+    parts.append('<label class="mishran-menu-button"><input type="checkbox" aria-label="সহায়ক পাতার মেনু (menu)">'
+                 '☰ মেনু</label>')
+    links = "".join(f'<a href="{root}{href}">{html.escape(title)}</a>' for href, title in docs)
+    parts.append(f'<span class="mishran-menu">{links}</span>')
     return "\n".join(parts)
 
 
@@ -257,9 +267,18 @@ def prepare_lesson(nb) -> None:
             cell.metadata.get("jupyter", {}).pop("source_hidden", None)
 
 
-def finish(page: str, src_dir: str, copy_files: set[str], name: str) -> str:
+def unlink(page: str, stems) -> str:
+    """<a href="…/STEM.html…">লেখা</a> → শুধু লেখা, stems-এর প্রতিটি পাতার জন্য (ছাত্রদের সাইটে শিক্ষকের পাতা)।"""
+    if not stems:
+        return page
+    names = "|".join(map(re.escape, stems))
+    return re.sub(rf'<a\b[^>]*\bhref="(?:[^"/]*/)*(?:{names})\.html(?:#[^"]*)?"[^>]*>(.*?)</a>', r"\1", page,
+                  flags=re.S)
+
+
+def finish(page: str, src_dir: str, copy_files: set[str], name: str, hidden=()) -> str:
     page = COLAB_BADGE.sub('<span class="mishran-colab">Colab-এ খোলো (Open in Colab)</span>', page)
-    page = add_github_anchors(rewrite_links(page, src_dir, copy_files))
+    page = add_github_anchors(unlink(rewrite_links(page, src_dir, copy_files), hidden))
     external = re.findall(r'<(?:img|script|link|iframe)\b[^>]*\b(?:src|href)="(https?:[^"]+)"', page)
     if external:
         sys.exit(f"build_site: {name} loads from outside the site (no CDN allowed): {sorted(set(external))}")
@@ -318,69 +337,75 @@ def execute_all(notebooks: list[Path], cache: Path | None, timeout: int, execute
     return results
 
 
-def doc_pages() -> tuple[list[Path], list[tuple[str, str]]]:
-    """docs/*.md, DOC_ORDER আগে, বাকিগুলো নামের ক্রমে; আর প্রতিটির (site-এ ঠিকানা, শিরোনাম)।"""
+def doc_pages(hidden=()) -> tuple[list[Path], list[tuple[str, str]]]:
+    """docs/*.md, DOC_ORDER আগে, বাকিগুলো নামের ক্রমে, hidden-এর পাতা বাদে; আর প্রতিটির (site-এ ঠিকানা, শিরোনাম)।"""
     docs = [REPO / "docs" / f"{name}.md" for name in DOC_ORDER if (REPO / "docs" / f"{name}.md").is_file()]
     docs += sorted(p for p in (REPO / "docs").glob("*.md") if p not in docs)
+    docs = [p for p in docs if p.stem not in hidden]
     return docs, [(f"docs/{p.stem}.html", first_heading(p.read_text(encoding="utf-8")) or p.stem) for p in docs]
 
 
-def write_lessons(out: Path, exporter, lessons, results, doc_titles, copy_files: set[str]) -> None:
+def write_lessons(out: Path, exporter, lessons, results, doc_titles, copy_files: set[str], hidden=()) -> None:
     pages = [(f"notebooks/{p.stem}.html", f"পাঠ {p.name[:2].translate(BN_DIGITS)}") for p, _ in lessons]
     for i, ((path, info), (nb, _, _)) in enumerate(zip(lessons, results, strict=True)):
         prepare_lesson(nb)
         nav = nav_html("../", pages[i - 1] if i else None, pages[i + 1] if i + 1 < len(pages) else None, doc_titles)
         page = render(exporter, nb, "../", nav, f"{info['title']} — মিশ্রণ")
         (out / "notebooks").mkdir(exist_ok=True)
-        (out / "notebooks" / f"{path.stem}.html").write_text(finish(page, "notebooks", copy_files, path.name),
-                                                             encoding="utf-8")
+        (out / "notebooks" / f"{path.stem}.html").write_text(
+            finish(page, "notebooks", copy_files, path.name, hidden), encoding="utf-8")
 
 
-def write_docs(out: Path, exporter, docs, doc_titles, copy_files: set[str]) -> None:
+def write_docs(out: Path, exporter, docs, doc_titles, copy_files: set[str], hidden=()) -> None:
     for doc, (href, title) in zip(docs, doc_titles, strict=True):
         nav = nav_html("../", None, None, doc_titles)
         page = render(exporter, markdown_notebook(doc.read_text(encoding="utf-8")), "../", nav, f"{title} — মিশ্রণ")
         (out / "docs").mkdir(exist_ok=True)
-        (out / href).write_text(finish(page, "docs", copy_files, doc.name), encoding="utf-8")
+        (out / href).write_text(finish(page, "docs", copy_files, doc.name, hidden), encoding="utf-8")
 
 
-def write_front_pages(out: Path, exporter, lessons, doc_titles, copy_files: set[str]) -> None:
+def write_front_pages(out: Path, exporter, lessons, doc_titles, copy_files: set[str], hidden=()) -> None:
     """README.html আর index.html (site/index.md-এ পাঠের সারণি আর docs-এর তালিকা বসিয়ে)।"""
     readme = REPO / "README.md"
     page = render(exporter, markdown_notebook(readme.read_text(encoding="utf-8")), "", nav_html("", None, None,
                   doc_titles), "README — মিশ্রণ")
-    (out / "README.html").write_text(finish(page, "", copy_files, "README.md"), encoding="utf-8")
+    (out / "README.html").write_text(finish(page, "", copy_files, "README.md", hidden), encoding="utf-8")
     index = (REPO / "site" / "index.md").read_text(encoding="utf-8")
+    index = index.replace("{{SOLUTIONS_NOTE}}", SOLUTIONS_NOTE[bool(hidden)])
     index = index.replace("{{LESSON_MAP}}", lesson_map(lessons)).replace(
         "{{DOCS_LIST}}", "\n".join(f"- [{t}](docs/{Path(h).stem}.md)" for h, t in doc_titles))
     page = render(exporter, markdown_notebook(index), "", nav_html("", None, None, doc_titles), "মিশ্রণ")
-    (out / "index.html").write_text(finish(page, "", copy_files, "index.md"), encoding="utf-8")
+    (out / "index.html").write_text(finish(page, "", copy_files, "index.md", hidden), encoding="utf-8")
 
 
-def write_site(out: Path, notebooks: list[Path], results: list, vendor_cache: Path) -> None:
-    """out/-কে নতুন করে লেখে: _static, প্রতিটি পাঠ, docs, README, index, আর link করা repo-র ফাইল।"""
+def write_site(out: Path, notebooks: list[Path], results: list, vendor_cache: Path, student: bool = False) -> None:
+    """out/-কে নতুন করে লেখে: _static, প্রতিটি পাঠ, docs, README, index, আর link করা repo-র ফাইল; student হলে
+    শিক্ষকের পাতা (TEACHER_DOCS) বাদ, আর তাদের link শুধু লেখা।"""
+    hidden = TEACHER_DOCS if student else ()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     copy_static(out, vendor_cache)
-    docs, doc_titles = doc_pages()
+    docs, doc_titles = doc_pages(hidden)
     lessons = [(path, lesson_info(nb)) for path, (nb, _, _) in zip(notebooks, results, strict=True)]
     exporter = make_exporter()
     copy_files: set[str] = set()
-    write_lessons(out, exporter, lessons, results, doc_titles, copy_files)
-    write_docs(out, exporter, docs, doc_titles, copy_files)
-    write_front_pages(out, exporter, lessons, doc_titles, copy_files)
+    write_lessons(out, exporter, lessons, results, doc_titles, copy_files, hidden)
+    write_docs(out, exporter, docs, doc_titles, copy_files, hidden)
+    write_front_pages(out, exporter, lessons, doc_titles, copy_files, hidden)
     for rel in sorted(copy_files):
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / rel, out / rel)
 
 
 def student_handouts(notebooks: list[Path], folder: Path) -> list[Path]:
-    """শিক্ষার্থীদের সাইটের জন্য প্রতিটি পাঠের হ্যান্ডআউট (tools/student.py, সমাধান ছাড়া) folder-এ; ফেরত তাদের path।"""
+    """শিক্ষার্থীদের সাইটের জন্য প্রতিটি পাঠের হ্যান্ডআউট (tools/student.py, সমাধান ছাড়া) folder-এ; ফেরত তাদের path।
+    folder অস্থায়ী (পাঠ ০০ পাশে notebooks/ খোঁজে বলে তার নাম notebooks); badge খোলে repo-র handouts/, যেখানে
+    `make student` লেখে আর শিক্ষক commit করেন।"""
     sys.path.insert(0, str(REPO / "tools"))
     import student
 
-    return student.write_copies(notebooks, folder)
+    return student.write_copies(notebooks, folder, folder=student.DEFAULT_OUT.as_posix())
 
 
 def main(argv=None) -> int:
@@ -400,7 +425,7 @@ def main(argv=None) -> int:
                           lessons_dir)
     if results is None:
         return 1
-    write_site(out, notebooks, results, build / "site-vendor")
+    write_site(out, notebooks, results, build / "site-vendor", student=args.student)
     if args.student:
         shutil.rmtree(lessons_dir.parent, ignore_errors=True)
     n_pages = len(list(out.rglob("*.html")))

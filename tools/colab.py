@@ -7,7 +7,10 @@
                                                      # a teacher's fork and pin (make host): pyproject, then all
 
 The URL is [project.urls] Repository, the ref is [tool.mishran] ref: a branch, a tag or a full commit hash.
---repo and --ref rewrite those two lines of pyproject.toml first, so a later --check still agrees. The badge is the
+--repo and --ref rewrite those two lines of pyproject.toml first, so a later --check still agrees. --repo takes
+what GitHub's Code button gives (https://github.com/o/n.git or git@github.com:o/n.git) and writes
+https://github.com/o/n; --ref takes a shortened commit hash (bfe6b7e) when this clone's git knows the commit, and
+writes the full hash (Colab's `git fetch` and the badges need it); one it does not know is refused. The badge is the
 line in the first markdown cell that links to colab.research.google.com (it opens notebooks/NAME at that ref);
 the setup cell is the code cell tagged `colab-setup`.
 
@@ -44,6 +47,8 @@ MARKER = "mishran-colab-commit.txt"            # in site-packages: which commit 
 DEFAULT_REF = "main"                           # the course's own ref: its newest commit
 GITHUB_RE = re.compile(r"https://github\.com/[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+")
 REF_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")   # tag, branch or commit: safe in a URL and in a string
+SSH_RE = re.compile(r"(?:ssh://)?git@github\.com[:/](?P<path>\S+)")   # GitHub's "SSH" clone address
+SHORT_HASH_RE = re.compile(r"[0-9a-f]{7,39}")          # git's shortened commit hash (7 hex digits by default)
 BADGE_RE = re.compile(r"^\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)[ \t]*$", re.MULTILINE)
 
 
@@ -74,6 +79,47 @@ def course_ref(pyproject=ROOT / "pyproject.toml"):
     return str(read_toml(pyproject).get("tool", {}).get("mishran", {}).get("ref", DEFAULT_REF))
 
 
+def normalize_url(url):
+    """The clone address a teacher copies from GitHub (https with .git, or SSH) as the repository's https URL, the
+    form Colab's badges and the setup cell's `git fetch` both take: https://github.com/o/n."""
+    url = url.strip()
+    ssh = SSH_RE.fullmatch(url)
+    if ssh:
+        url = "https://github.com/" + ssh["path"]
+    url = url.rstrip("/")
+    return url[:-4] if url.endswith(".git") else url
+
+
+def _git(repo, *args):
+    try:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
+    except OSError:                     # no git at all
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def resolve_ref(ref, repo=ROOT):
+    """ref as the setup cell's `git fetch REPO REF` takes it. A shortened commit hash (7-39 hex digits) that is not a
+    branch or tag of this clone becomes the full hash of the commit it names here, with a note; one this clone does
+    not know stops with a Bengali explanation (GitHub's fetch refuses a shortened hash). Digits only, unknown: taken
+    as the name of a tag still to be made. Returns (ref, note or None)."""
+    if not SHORT_HASH_RE.fullmatch(ref):
+        return ref, None
+    for kind in ("tags", "heads"):
+        if _git(repo, "show-ref", "--verify", "--quiet", f"refs/{kind}/{ref}") is not None:
+            return ref, None
+    full = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if full and full.startswith(ref):
+        return full, (f"ছোট করা commit hash {ref} → পুরো hash {full} (shortened hash resolved; Colab-এর git fetch "
+                      "পুরোটা চায়)।")
+    if ref.isdigit():
+        return ref, None
+    sys.exit(f"'{ref}' দেখতে ছোট করা commit hash-এর মতো (a shortened commit hash), কিন্তু এই clone-এর git এই commit "
+             "চেনে না, আর GitHub থেকে Colab-এর `git fetch` ছোট hash নেয় না। পুরো ৪০ অক্ষরের hash দিন (`git rev-parse "
+             f"{ref}` যে clone-এ commit-টা আছে), বা একটি tag (যেমন REF=class-2027)। tag-এর নাম হলে আগে tag-টা বানান: "
+             f"`git tag {ref}`।")
+
+
 def check_host(url, ref):
     """A GitHub https URL (Colab opens notebooks only from there) and a ref that git and a URL path both take as
     it is. Returns a Bengali explanation of what is wrong, or None."""
@@ -90,9 +136,16 @@ def set_host(url, ref, pyproject=ROOT / "pyproject.toml"):
     """Writes url and ref into pyproject.toml ([project.urls] Repository, [tool.mishran] ref), keeping every
     other line (and comment) as it is: tomllib cannot write, so the two lines are replaced by pattern, and the
     result is read back as TOML to be sure the right keys changed."""
+    given = url
+    url = normalize_url(url)
+    if url != given.strip().rstrip("/"):
+        print(f"repository-র ঠিকানা: {given.strip()} → {url} (clone-এর ঠিকানা থেকে badge-এর ঠিকানা)।")
     problem = check_host(url, ref)
     if problem:
         sys.exit(problem)
+    ref, note = resolve_ref(ref, Path(pyproject).parent)
+    if note:
+        print(note)
     text = Path(pyproject).read_text(encoding="utf-8")
     text = _set_key(text, "project.urls", "Repository", url.rstrip("/"))
     text = _set_key(text, "tool.mishran", "ref", ref)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Downloads into ./.whl/ the Python wheels that an H200 GPU machine (Python 3.12, torch preinstalled, no network)
-# lacks for running this course's notebooks and tests: DeepSpeed and its pure-Python needs, nbval with a
-# Jupyter kernel, ipywidgets, matplotlib>=3.11 (Bengali text shaping) and the Hind Siliguri font. More
+# lacks for running this course's notebooks and tests: DeepSpeed and its pure-Python needs, transformers (lesson
+# 10 builds GPT-2, BERT and ResNet-18 from their configs), nbval with a Jupyter kernel, ipywidgets,
+# matplotlib>=3.11 (Bengali text shaping) and the Hind Siliguri font. More
 # requirements may follow as arguments, e.g. `bash tools/gpu_wheels.sh torchao==0.18.0` (FP8 training; works with
 # the image's torch 2.11).
-# Packages the GPU image already has (numpy, pillow, pytest, ...) are dropped to stay small (~32 MB).
+# Packages the GPU image already has (numpy, pillow, pytest, ...) are dropped to stay small (~60 MB).
 #
 # Use, from the project's root on a CPU machine with network (.whl/ is in .gitignore):
 #   bash tools/gpu_wheels.sh
@@ -18,7 +19,8 @@ out=.whl
 mkdir -p "$out"
 plat=(--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
 python3 -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp "${plat[@]}" -d "$out" \
-  nbval ipykernel ipywidgets "matplotlib>=3.11" fontpkg-hind-siliguri pydantic hjson py-cpuinfo tqdm "${EXTRA[@]}"
+  nbval ipykernel ipywidgets "matplotlib>=3.11" fontpkg-hind-siliguri pydantic hjson py-cpuinfo tqdm \
+  "transformers>=4.46,<6" "${EXTRA[@]}"
 # DeepSpeed ships as a source distribution; its wheel is pure Python.
 ls "$out"/deepspeed-"$DS_VERSION"-*.whl >/dev/null 2>&1 || python3 -m pip wheel -q --no-deps -w "$out" "deepspeed==$DS_VERSION"
 # Already on the GPU image: keep one copy of each package, the image's.

@@ -9,7 +9,7 @@ For each lesson it counts
     and image links (what a student reads);
   - code lines: non-blank lines of the code cells a student reads, i.e. without the setup cell (tag colab-setup)
     and the hidden solutions (tag solution); exercise cells are counted apart as well;
-  - exercises: cells tagged exercise;
+  - exercises: cells tagged exercise (one tagged reads-figure too counts twice);
 and derives minutes = reading (words / wpm + code lines / lpm) + running (the lesson's CPU run time, rounded up to
 a minute) + exercises (count × exercise-min). The run time comes from a `make test` / `pytest --nbval-lax` log
 (`--times`: its "notebook times" section); without one, from CPU_SECONDS below.
@@ -52,7 +52,7 @@ def measure(path):
     """One lesson's counts: words, code lines read, exercise cells and their lines, cells."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     row = {"lesson": Path(path).name[:2], "notebook": Path(path).name, "cells": len(nb["cells"]),
-           "words": 0, "code_lines": 0, "exercises": 0, "exercise_lines": 0, "solution_lines": 0}
+           "words": 0, "code_lines": 0, "exercises": 0, "exercise_weight": 0, "exercise_lines": 0, "solution_lines": 0}
     for cell in nb["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
         text = source(cell)
@@ -64,7 +64,10 @@ def measure(path):
                 continue
             row["code_lines"] += code_lines(text)
             if "exercise" in tags:
+                # an exercise answered by reading a figure (tag reads-figure) counts twice: a learner measured the
+                # lessons with one (08.3, 09.3) 15–25 minutes over the single count
                 row["exercises"] += 1
+                row["exercise_weight"] += 2 if "reads-figure" in tags else 1
                 row["exercise_lines"] += code_lines(text)
     return row
 
@@ -83,7 +86,7 @@ def minutes(row, seconds, wpm, lpm, exercise_min):
     """Reading, running and exercise minutes of one lesson, and their sum (all whole minutes, rounded up)."""
     reading = math.ceil(row["words"] / wpm + row["code_lines"] / lpm)
     running = math.ceil(seconds / 60) if seconds is not None else None
-    exercises = row["exercises"] * exercise_min
+    exercises = row.get("exercise_weight", row["exercises"]) * exercise_min
     total = reading + (running or 0) + exercises
     return {"reading_min": reading, "running_min": running, "exercise_min": exercises, "total_min": total}
 

@@ -56,5 +56,14 @@ def _requirements_from_pyproject() -> tuple[str, list[str]]:
                            f"{path} could not be read: {exc!r}); কোর্সের ফোল্ডারে `pip install -e .` চালাও") from None
     texts = list(project.get("dependencies", []))
     for name, reqs in project.get("optional-dependencies", {}).items():
-        texts += [f'{r}; extra == "{name}"' for r in reqs]
+        texts += [_with_extra(r, name) for r in reqs]
     return project["version"], texts
+
+
+def _with_extra(requirement: str, extra: str) -> str:
+    """extra-র requirement-এর লেখা, যেমন ইনস্টল-করা প্যাকেজের metadata লেখে: নিজের marker থাকলে (যেমন
+    "platform_system != 'Windows'") দুটো and দিয়ে জোড়া — দুটি ';' হলে লেখাটা আর requirement থাকে না।"""
+    base, marked, marker = requirement.partition(";")
+    if marked:
+        return f'{base.strip()}; ({marker.strip()}) and extra == "{extra}"'
+    return f'{requirement}; extra == "{extra}"'

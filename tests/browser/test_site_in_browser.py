@@ -197,3 +197,54 @@ def test_site_page_in_browser(rel, site_url, browser, shots):
         assert not problems, f"{rel}:\n" + "\n".join(problems)
     finally:
         page.close()
+
+
+NAV_JS = """
+() => {
+  const nav = document.querySelector('nav.mishran-nav-top');
+  const box = el => el.getBoundingClientRect();
+  const shown = el => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
+  const title = document.querySelector('h1');
+  return {
+    navBottom: box(nav).bottom, titleTop: title ? box(title).top : null, height: window.innerHeight,
+    docLinks: [...nav.querySelectorAll('.mishran-menu a')].filter(shown).length,
+    allDocLinks: nav.querySelectorAll('.mishran-menu a').length,
+    button: shown(nav.querySelector('.mishran-menu-button')),
+    scrollsSideways: document.documentElement.scrollWidth > window.innerWidth + 1,
+  };
+}
+"""
+
+
+def _first_lesson_page() -> str:
+    lessons = sorted(p for p in site_pages() if p.startswith("notebooks/"))
+    return lessons[1] if len(lessons) > 1 else (lessons or ["index.html"])[0]
+
+
+@pytest.mark.parametrize("width", [390, 1300])
+def test_the_navigation_folds_into_a_menu_on_a_phone(width, site_url, browser, shots):
+    """On a phone (390 px) the helper pages hide behind a "☰ মেনু" button, so the lesson's title is on the first
+    screen; tapping the button shows them. On a desktop every link stays in the bar and there is no button."""
+    rel = _first_lesson_page()
+    assert (SITE / rel).is_file(), f"no site in {SITE}: run `make site` first"
+    page = browser.new_page(viewport={"width": width, "height": 844 if width == 390 else 1000})
+    try:
+        page.goto(site_url + rel, wait_until="load")
+        state = page.evaluate(NAV_JS)
+        page.screenshot(path=str(shots / f"site_nav_{width}.png"))
+        assert state["allDocLinks"] >= 5, state
+        assert not state["scrollsSideways"], f"{rel} at {width} px scrolls sideways"
+        if width > 700:
+            assert not state["button"] and state["docLinks"] == state["allDocLinks"], state
+            return
+        assert state["button"] and state["docLinks"] == 0, state
+        assert state["titleTop"] is not None and state["titleTop"] < state["height"] / 2, \
+            f"{rel} at {width} px: the title starts at {state['titleTop']:.0f} px of {state['height']}"
+        page.locator("nav.mishran-nav-top .mishran-menu-button").click()
+        opened = page.evaluate(NAV_JS)
+        page.screenshot(path=str(shots / f"site_nav_{width}_open.png"))
+        assert opened["docLinks"] == opened["allDocLinks"], opened
+        page.locator("nav.mishran-nav-top .mishran-menu-button").click()
+        assert page.evaluate(NAV_JS)["docLinks"] == 0
+    finally:
+        page.close()

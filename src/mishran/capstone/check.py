@@ -4,20 +4,26 @@
     python -m mishran.capstone.check fp32_s0.json bf16_s0.json fp32_s1.json bf16_s1.json resumed.json
 
 যা মাপে: held-out bpc bigram-এর চেয়ে কম কি না; FP32 বনাম ১৬-বিটের পার্থক্য দুই seed-এর পার্থক্যের (run-ভেদ,
-noise) তুলনায় কত; resume করা run একটানা run-এর সঙ্গে বিটে বিটে মেলে কি না, নিজের config-এ। বাকি নম্বর শিক্ষকের।
-শুধু standard library: torch বা GPU লাগে না।
+noise) তুলনায় কত; resume করা run, যে run তার checkpoint লিখেছিল তার সঙ্গে, বিটে বিটে মেলে কি না, নিজের config-এ।
+বাকি নম্বর শিক্ষকের। শুধু standard library: torch বা GPU লাগে না।
+
+প্রতিটি run নিজের JSON-এ একটি digest লেখে (বাকি সব ঘরের sha256), আর checkpoint লিখলে বা পড়লে সেই ফাইলেরও sha256।
+digest না মিললে (হাতে বদলানো ফাইল, বা digest-এর আগের সংস্করণের লেখা) run-টি কোনো নম্বরে ধরা হয় না; resume-এর জোড়া
+ঠিক হয় checkpoint-এর sha256 দিয়ে, একই সুইচের প্রথম run দিয়ে নয়। digest গোপন চাবি নয়: এই ফাইল পড়ে কেউ নতুন digest
+হিসাব করে নিতে পারে — তাই এটা হাতে বদলানো ধরে, জেনেশুনে জাল করা নয় (docs/teachers_guide.md বলে তখন কী করবেন)।
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["REQUIRED", "NOTEBOOK_RESUME_CELL", "CheckError", "Run", "Part", "load_run", "finished",
-           "score_bigram", "score_precision", "score_resume", "check_runs", "report", "main"]
+__all__ = ["REQUIRED", "NOTEBOOK_RESUME_CELL", "CheckError", "Run", "Part", "record_digest", "file_sha256",
+           "load_run", "finished", "score_bigram", "score_precision", "score_resume", "check_runs", "report", "main"]
 
 # training.run যা সবসময় লেখে, আর এই যাচাই যা পড়ে
 REQUIRED = ("config", "precision", "engine", "global_batch", "start_step", "losses", "curve", "heldout_bpc",
@@ -61,6 +67,11 @@ class Run:
         """শেষ held-out bpc।"""
         return self.data["heldout_bpc"]
 
+    @property
+    def verified(self) -> bool:
+        """ফাইলের digest তার বাকি ঘরগুলোর সঙ্গে মেলে: run যা লিখেছিল, ফাইলটা তা-ই।"""
+        return self.data.get("digest") == record_digest(self.data)
+
 
 @dataclass
 class Part:
@@ -71,6 +82,25 @@ class Part:
     measurable: int
     row_total: int
     lines: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- digest
+
+def record_digest(data: dict) -> str:
+    """run-এর JSON-এর 'digest' ছাড়া বাকি সব ঘরের sha256, ঘরের নামের ক্রমে (পাঠ ০৮)। training-এর to_dict() এটা
+    লেখে, এই যাচাই আবার হিসাব করে মেলায়; একটি সংখ্যা বদলালেও মেলে না।"""
+    body = {k: v for k, v in data.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path) -> str:
+    """একটি ফাইলের (যেমন checkpoint-এর) sha256 (পাঠ ০৮)।"""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 # ---------------------------------------------------------------- পড়া
@@ -120,7 +150,7 @@ def finished(run: Run) -> bool:
 def score_bigram(runs: list[Run]) -> Part:
     """সবচেয়ে ভালো শেষ-হওয়া run-এর held-out bpc bigram-এর চেয়ে কম হলে পুরো নম্বর (পাঠ ০৮)।"""
     part = Part("bigram-কে হারানো", 0, BIGRAM_POINTS, 20)
-    main_runs = [r for r in runs if finished(r) and not r.resumed]
+    main_runs = [r for r in runs if finished(r) and not r.resumed and r.verified]
     if not main_runs:
         part.lines.append("শেষ-হওয়া কোনো run নেই (resume করা run বাদে), তাই মাপার কিছু নেই।")
         return part
@@ -186,7 +216,7 @@ def _verdict(gap: float, noise: float) -> str:
 def score_precision(runs: list[Run]) -> Part:
     """FP32 বনাম ১৬-বিট: একই বাজেট, একই seed, আর দুই seed দিয়ে মাপা run-ভেদ; নকশার নম্বর (পাঠ ০৮)।"""
     part = Part("FP32 বনাম mixed precision", 0, PRECISION_POINTS, 20)
-    main_runs = [r for r in runs if finished(r) and not r.resumed]
+    main_runs = [r for r in runs if finished(r) and not r.resumed and r.verified]
     precisions = {r.data["precision"] for r in main_runs}
     mixed = [p for p in SIXTEEN_BIT if p in precisions]
     if "fp32" not in precisions or not mixed:
@@ -218,13 +248,27 @@ def _knobs(run: Run, keys=KNOBS) -> tuple:
     return tuple(run.config.get(k) for k in keys)
 
 
-def _partner(resumed: Run, runs: list[Run]) -> Run | None:
-    """একই সুইচে শুরু থেকে চলা run, যার loss resume-এর অংশটা ঢেকে দেয়।"""
-    need = resumed.data["start_step"] + len(resumed.data["losses"])
+def _writer(resumed: Run, runs: list[Run]) -> Run | None:
+    """যে run resume-এর checkpoint-টা লিখেছিল (তার checkpoint_sha256 = resume-এর resumed_from_sha256), digest মেলে এমন।"""
+    digest = resumed.data.get("resumed_from_sha256")
     for run in runs:
-        if (run is not resumed and run.data["start_step"] == 0 and _knobs(run) == _knobs(resumed)
-                and run.config["steps"] == resumed.config["steps"] and len(run.data["losses"]) >= need):
+        if run is not resumed and run.verified and digest and run.data.get("checkpoint_sha256") == digest:
             return run
+    return None
+
+
+def _writer_problem(resumed: Run, writer: Run | None) -> str | None:
+    """জোড়া তুলনার যোগ্য না হলে কারণ (বাংলায়), নইলে None।"""
+    if not resumed.verified:
+        return (f"{resumed.name}: digest মেলে না — ফাইলটা run-এর লেখার পরে বদলেছে (বা digest-এর আগের সংস্করণের "
+                "লেখা); resume-এর জোড়া আবার চালিয়ে নতুন JSON দাও।")
+    if writer is None:
+        return (f"{resumed.name}: যে run এর checkpoint লিখেছিল, তাকে পেলাম না (কোনো JSON-এর checkpoint_sha256 এর "
+                "resumed_from_sha256-এর সঙ্গে মেলে না); `--checkpoint ck.pt --save-at N` দিয়ে চলা run-এর JSON-ও দাও।")
+    need = resumed.data["start_step"] + len(resumed.data["losses"])
+    if writer.data["start_step"] != 0 or len(writer.data["losses"]) < need:
+        return (f"{resumed.name}: checkpoint-এর লেখক {writer.name} resume-এর শেষ step ({need}) পর্যন্ত চলেনি; "
+                "পুরো একটানা run-এর JSON দাও।")
     return None
 
 
@@ -235,7 +279,7 @@ def _is_notebook_cell(run: Run) -> bool:
 def _own_config(run: Run, runs: list[Run]) -> bool:
     """resume-এর config শিক্ষার্থীর অন্য কোনো (resume-এর জোড়া নয় এমন) run-এর সুইচের সঙ্গে মেলে কি না।"""
     return any(_knobs(r, OWN) == _knobs(run, OWN) for r in runs
-               if not r.resumed and not r.config.get("checkpoint_path"))
+               if not r.resumed and not r.config.get("checkpoint_path") and r.verified)
 
 
 def score_resume(runs: list[Run]) -> Part:
@@ -247,12 +291,12 @@ def score_resume(runs: list[Run]) -> Part:
                           "`--checkpoint ck.pt --save-at N` দিয়ে একটানা run, তারপর `--resume ck.pt` দিয়ে নতুন run চালাও।")
         return part
     for run in resumed:
-        partner = _partner(run, runs)
-        if partner is None:
-            part.lines.append(f"{run.name}: একই সুইচে শুরু থেকে চলা run পেলাম না (start_step 0, একই step-সংখ্যা); "
-                              "সেটার JSON-ও দাও।")
+        writer = _writer(run, runs)
+        problem = _writer_problem(run, writer)
+        if problem:
+            part.lines.append(problem)
             continue
-        part.points = max(part.points, _score_pair(run, partner, runs, part.lines))
+        part.points = max(part.points, _score_pair(run, writer, runs, part.lines))
     part.lines.append("checkpoint-এ কী কী রাখতে হয় (মডেল, optimizer, scaler, step, random অবস্থা), লেখায় বলা আছে কি না "
                       "— শিক্ষক দেখবেন (৩ নম্বর)।")
     return part
@@ -267,7 +311,8 @@ def _score_pair(run: Run, partner: Run, runs: list[Run], lines: list[str]) -> in
                      f"সবচেয়ে বড় পার্থক্য {max(diffs):.3g}। GPU-তে `--deterministic` দিয়ে আবার চালাও; "
                      "কারণ খুঁজে বলতে পারলে শিক্ষক ৫ দিতে পারেন।")
         return 0
-    lines.append(f"{run.name} বনাম {partner.name}: step {start} থেকে {len(diffs)}টি loss বিটে বিটে এক।")
+    lines.append(f"{run.name} বনাম {partner.name} (যে run checkpoint-টা লিখেছিল): step {start} থেকে {len(diffs)}টি "
+                 "loss বিটে বিটে এক।")
     if _is_notebook_cell(run):
         lines.append("কিন্তু এটা পাঠের অংশ ৮-এর CPU ঘরের config, অপরিবর্তিত — নিজের config-এ resume চাই।")
         return RESUME_OTHER_CONFIG
@@ -290,6 +335,9 @@ def _run_line(run: Run) -> str:
     c, d = run.config, run.data
     state = "শেষ হয়েছে" if finished(run) else \
         f"শেষ হয়নি ({d['start_step'] + len(d['losses'])}/{c['steps']} step) — মূল্যায়নে ধরা হলো না"
+    if not run.verified:
+        state = ("digest মেলে না (হাতে বদলানো, বা digest-এর আগের সংস্করণের লেখা; not verified) — মূল্যায়নে ধরা "
+                 "হলো না")
     bpc = f"{d['heldout_bpc']:.3f}" if isinstance(d["heldout_bpc"], (int, float)) else "—"
     extra = f", resume: step {d['start_step']} থেকে" if run.resumed else ""
     return (f"  {run.name}: {d['engine']}, {d['precision']}, seed {c['seed']}, size {c['size']}, "

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, fields
 import torch
 
 from mishran import cli
+from mishran.capstone.check import file_sha256, record_digest
 from mishran.capstone.evaluation import BestCheckpoint, bigram_bpc, heldout_bpc, sample, speed_figures, vocabulary_share
 from mishran.capstone.literature import CORPORA, LiteratureData
 from mishran.checks import device_type
@@ -37,7 +38,13 @@ from mishran.precision import grad_scaler
 from mishran.precision import resolve as resolve_precision
 from mishran.versions import package_version
 
-__all__ = ["parse_args", "CapstoneConfig", "CapstoneResult", "lr_schedule", "run", "recorded_h200", "main"]
+__all__ = ["parse_args", "CapstoneConfig", "CapstoneResult", "lr_schedule", "run", "recorded_h200", "main",
+           "CPU_LESSON_KNOBS"]
+
+CPU_LESSON_KNOBS = dict(size="tiny", precision="fp32", micro_batch=16, steps=600, eval_every=200, lr=3e-3,
+                        eval_chars=6000, sample_tokens=60)
+"""পাঠ ০৮-এর CPU-র মূল run: ২ কোরে প্রশিক্ষণ প্রায় ১০ s, আর held-out-এর একই প্রথম ৬০০০ অক্ষরে bigram-কে হারায়
+(tests/test_capstone.py কয়েকটি seed-এ তা দেখে)।"""
 
 
 def recorded_h200() -> dict:
@@ -141,7 +148,9 @@ class CapstoneResult:
     """একটি run-এর ফল (পাঠ ০৮); to_dict() → `--out`-এর JSON (mishran.capstone.check সেটাই পড়ে)।
 
     start_step: resume-এ > 0; curve: {step, bpc, train_bpc}-এর তালিকা; heldout_bpc, best_step: সেরা মূল্যায়ন (ফেরত
-    মডেল আর নমুনা তারই), final_bpc: শেষেরটা; zero_stage, backend, ds_config শুধু DeepSpeed-এর পথে।
+    মডেল আর নমুনা তারই), final_bpc: শেষেরটা; zero_stage, backend, ds_config শুধু DeepSpeed-এর পথে;
+    checkpoint_sha256: যে checkpoint এই run লিখেছে, resumed_from_sha256: যেটা থেকে চালু হয়েছে (দুটোই ফাইলের sha256)।
+    to_dict() শেষে 'digest' যোগ করে: বাকি সব ঘরের sha256 (mishran.capstone.check.record_digest)।
     """
 
     config: CapstoneConfig
@@ -179,11 +188,15 @@ class CapstoneResult:
     mfu: float | None
     sample: dict
     versions: dict
+    checkpoint_sha256: str | None = None
+    resumed_from_sha256: str | None = None
 
     def to_dict(self) -> dict:
-        """JSON-যোগ্য dict; যে ঘর শুধু DeepSpeed-এ বা GPU-তে থাকে, তা না থাকলে বাদ।"""
+        """JSON-যোগ্য dict, শেষে 'digest'; যে ঘর শুধু DeepSpeed-এ বা GPU-তে থাকে, তা না থাকলে বাদ।"""
         sometimes = ("zero_stage", "backend", "ds_config", "peak_memory_bytes")
-        return {k: v for k, v in asdict(self).items() if v is not None or k not in sometimes}
+        data = {k: v for k, v in asdict(self).items() if v is not None or k not in sometimes}
+        data = json.loads(json.dumps(data, ensure_ascii=False, default=str))   # ফাইলে যা যাবে, ঠিক তা-ই
+        return dict(data, digest=record_digest(data))
 
 
 # ---------------------------------------------------------------- একটি run
@@ -285,6 +298,7 @@ def _run_torch(model, data, config, precision, device, out):
         step, extra = load_checkpoint(config.resume_from, model, optimizer, scaler, generator=stream.generator,
                                       return_extra=True)
         best.load_state_dict(extra["best"])
+        out["resumed_from_sha256"] = file_sha256(config.resume_from)
     lr_at = lr_schedule(config)
     runner = torch.compile(model) if config.compile else model          # ওজন একই; checkpoint লেখে model নিজে
     out.update(world_size=1, engine="pytorch", global_batch=stream.global_batch, start_step=step,
@@ -305,6 +319,7 @@ def _run_torch(model, data, config, precision, device, out):
         if config.checkpoint_path and step == config.save_at:
             save_checkpoint(config.checkpoint_path, model, optimizer, scaler, step=step, generator=stream.generator,
                             extra={"config": asdict(config), "best": best.state_dict()})
+            out["checkpoint_sha256"] = file_sha256(config.checkpoint_path)
     best.restore(model)
     return model, best
 

@@ -40,13 +40,15 @@ def main(argv=None) -> None:
     """command line পড়ে check-up চালায়, পরামর্শ ছাপে, আর --out দিলে JSON লেখে (পাঠ ১০)।"""
     parser = argparse.ArgumentParser(prog="python -m mishran.checkup", description="মডেলের precision check-up")
     parser.add_argument("model", help="package.module:make_model — nn.Module ফেরত দেয়")
-    parser.add_argument("--batch", required=True, help="package.module:make_batch — batch ফেরত দেয়")
+    parser.add_argument("--batch", default=None, help="package.module:make_batch — batch ফেরত দেয় (লাগবেই)")
     parser.add_argument("--loss", default=None, help="package.module:loss_fn (না দিলে output-এর loss)")
     parser.add_argument("--target", choices=list(TARGETS), default=None, help="পরামর্শ কোন যন্ত্রের জন্য (default: এটি)")
     parser.add_argument("--device", choices=["cpu", "cuda"], default=None, help="মডেল আর batch এখানে সরানো হয়")
     parser.add_argument("--steps", type=cli.non_negative_int, default=3, help="সময় মাপার step (0: মাপা হয় না)")
     parser.add_argument("--out", default=None, help="JSON ফাইল ('-': পর্দায়)")
     args = parser.parse_args(argv)
+    if args.batch is None:
+        parser.error("--batch দাও (--batch is required): package.module:make_batch, যা মডেলের batch ফেরত দেয়")
     try:
         model, batch, loss_fn = _build(args)
         report = checkup(model, batch, loss_fn=loss_fn, target=args.target, steps=args.steps)

@@ -155,7 +155,9 @@ class ModuleProbe:
         tally.input_nonfinite |= not clean_in
         if not finite and self.first_nonfinite[self._precision] is None:
             self.first_nonfinite[self._precision] = name
-        if (not finite or top > get_format(self._precision).max) and clean_in:
+        # max-এর বেশি শুধু ১৬-বিটের output-এ overflow: FP32-এ থাকা output (যেমন upcast করা) সেই মান রাখতে পারে
+        sixteen = [t for t in outs if t.dtype in (torch.float16, torch.bfloat16)]
+        if (not finite or (sixteen and _extent(sixteen)[0] > get_format(self._precision).max)) and clean_in:
             tally.produced = True
         if self._precision == "fp32":
             for t in outs:

@@ -140,7 +140,9 @@ class CheckupReport:
     """checkup()-এর ফল (পাঠ ১০)। শিক্ষার্থী আর শিক্ষক attribute পড়েন; JSON-এর জন্য to_dict()।
 
     recommended_precision: 'fp32', 'fp16' বা 'bf16'; fp16_init_scale: fp16 হলে GradScaler-এর init_scale, নইলে None;
-    keep_fp32: যে module-গুলো FP32-এ রাখা উচিত; overflow_modules, near_max_modules, first_nonfinite,
+    keep_fp32: যে module-গুলো FP32-এ রাখা উচিত; keep_fp32_check: সেগুলো FP32-এ রেখে (KeepFP32) লক্ষ্যের precision-এর
+    step আবার চালানোর ফল — loss, gradient-এর ত্রুটি আর cosine, ভাঙা কি না, ওজনের কত ভাগ ওগুলোয় (না থাকলে None);
+    overflow_modules, near_max_modules, first_nonfinite,
     worst_modules: precision → module-এর নাম; underflow_params: ফরম্যাট → parameter-এর নাম (loss scale 1-এ 1%-এর
     বেশি gradient শূন্য)। emulated: লক্ষ্য GPU কিন্তু হিসাব CPU-তে (বা উল্টো) — তখন numbers_label তা বলে।
     """
@@ -157,6 +159,7 @@ class CheckupReport:
     recommended_precision: str
     fp16_init_scale: float | None
     keep_fp32: list
+    keep_fp32_check: dict | None
     overflow_modules: dict
     near_max_modules: dict
     underflow_params: dict

@@ -21,6 +21,7 @@ import torch
 from mishran import precision
 from mishran.checkup import verdict
 from mishran.checkup.gradients import CHUNK, UNDERFLOW_LIMIT, log2_histogram, scale_range, underflow_share
+from mishran.checkup.keep import KeepFP32
 from mishran.checkup.ops import OpRecorder
 from mishran.checkup.probe import ModuleProbe
 from mishran.checkup.report import CheckupReport, CostRow, ParamRow, ParamRun
@@ -88,7 +89,7 @@ class _Step:
 def _device_type(device) -> str:
     try:
         return torch.device(device).type
-    except (RuntimeError, TypeError):
+    except (RuntimeError, TypeError, ValueError, OverflowError):
         raise ValueError(f"অচেনা device {device!r} (unknown device): 'cpu', 'cuda' বা None দাও") from None
 
 
@@ -205,6 +206,29 @@ def _sixteen(step: _Step, state: ModelState, name: str, scale: float, ref: dict)
     return run
 
 
+def _with_kept(step: _Step, state: ModelState, name: str, scale: float, ref: dict, keep: list) -> dict:
+    """পরামর্শ যাচাই: keep_fp32-এর module-গুলো FP32-এ রেখে name-এর step আবার (probe ছাড়া) — FP32-এর সঙ্গে কতটা
+    মেলে, আর মডেলের parameter-এর কত ভাগ ওই module-গুলোয় (সব ওজনই FP32-এ থাকলে লাভ নেই)।"""
+    state.reset()
+    run = _Run()
+    try:
+        with KeepFP32(step.model, keep):
+            loss = step.loss(name, dropout=False)
+            run.loss = float(loss.detach())
+            (loss.float() * scale).backward()
+    except (_ModelFailed, RuntimeError) as err:
+        run.error = str(err)
+    grads = {n: p.grad.div_(scale) for n, p in step.model.named_parameters() if p.grad is not None}
+    _compare_grads(run, grads, ref)
+    state.reset()
+    kept = {id(p) for n in keep for p in step.model.get_submodule(n).parameters()}
+    total = sum(p.numel() for p in step.model.parameters())
+    return {"precision": name, "modules": list(keep), "loss": run.loss, "grad_rel_error": run.rel,
+            "grad_cosine": run.cosine, "error": run.error,
+            "broken": verdict.broken(run.loss, run.cosine, bool(run.bad), run.error),
+            "param_share": sum(p.numel() for p in step.model.parameters() if id(p) in kept) / total}
+
+
 def _agreement(got: torch.Tensor, ref: torch.Tensor) -> list[float]:
     """[‖g − r‖², g·r, ‖g‖², ‖r‖²], FP64-এ, একবার পড়ে। ‖g − r‖/‖r‖ হলো numerics.error.relative_error-এর একই
     সংজ্ঞা; এখানে একসঙ্গে cosine-ও লাগে বলে যোগফলগুলো একবারে (বড় মডেলে gradient কয়েক কোটি উপাদানের)।"""
@@ -306,18 +330,27 @@ def _notes(target: Target, frozen: list, unused: list, runs: dict, dropouts: int
     return notes
 
 
-def _verdict_fields(target: Target, rows: list, runs: dict, scale) -> dict:
+def _verdict_fields(step: _Step, state: ModelState, target: Target, rows: list, runs: dict, scale, ref) -> dict:
     is_broken = {p: verdict.broken(run.loss, run.cosine, bool(run.bad), run.error) for p, run in runs.items()}
-    name = verdict.recommend(target.candidate, is_broken)
+    keep = verdict.keep_fp32(rows, target.candidate)
+    check = None
+    if keep and target.candidate in runs:
+        s = scale.init_scale if target.candidate == "fp16" else 1.0
+        check = _with_kept(step, state, target.candidate, s, ref, keep)
+    name = verdict.recommend(target.candidate, is_broken, check)
     init = scale.init_scale if name == "fp16" else None
-    return {"recommended_precision": name, "fp16_init_scale": init,
-            "keep_fp32": verdict.keep_fp32(rows, target.candidate),
+    return {"recommended_precision": name, "fp16_init_scale": init, "keep_fp32": keep, "keep_fp32_check": check,
             "ds_config": verdict.ds_config(name, init)}
 
 
+MAX_STEPS = 100
+"""সময় মাপার step-এর ঊর্ধ্বসীমা: median-এর জন্য কয়েকটিই যথেষ্ট, বেশি দিলে check-up শুধু দীর্ঘ হয়।"""
+
+
 def _check_steps(steps) -> int:
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps হবে ০ বা তার বেশি পূর্ণসংখ্যা (steps must be an integer >= 0); পেয়েছি {steps!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= MAX_STEPS:
+        raise ValueError(f"steps হবে ০ থেকে {MAX_STEPS}-এর মধ্যে পূর্ণসংখ্যা (steps must be an integer in "
+                         f"0..{MAX_STEPS}); পেয়েছি {steps!r}")
     return steps
 
 
@@ -368,11 +401,11 @@ def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> Checku
         model=type(model).__name__, device=str(step.device), target=goal.label, target_capability=goal.capability,
         autocast_rules=goal.autocast_rules, emulated=goal.emulated, numbers_label=goal.numbers_label,
         training=model.training, precisions=list(goal.precisions), recommended_precision="", fp16_init_scale=None,
-        keep_fp32=[], loss_scale=scale, flops=flops, modules=rows, params=params,
+        keep_fp32=[], keep_fp32_check=None, loss_scale=scale, flops=flops, modules=rows, params=params,
         ops=[o for run in runs.values() for o in run.ops], costs=costs, frozen_params=frozen, unused_params=unused,
         notes=_notes(goal, frozen, unused, runs, step.dropouts_skipped), advice="", ds_config={},
         **_by_precision(rows, params, runs, probe, ref_loss))
-    for key, value in _verdict_fields(goal, rows, runs, scale).items():
+    for key, value in _verdict_fields(step, state, goal, rows, runs, scale, ref).items():
         setattr(report, key, value)
     report.advice = verdict.advice(report)
     return report

@@ -8,6 +8,7 @@ batch একটি tensor হলে model(batch), tuple/list হলে model(*ba
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 
 import torch
@@ -20,6 +21,7 @@ _NO_TARGET = object()
 _DROPOUTS = {F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout,
              torch.dropout, torch.alpha_dropout, torch.feature_dropout, torch.feature_alpha_dropout}
 _SDPA_ARGS = ("attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")     # query, key, value-এর পরে
+_MHA = inspect.signature(F.multi_head_attention_forward)
 
 
 class NoDropout(TorchFunctionMode):
@@ -38,6 +40,13 @@ class NoDropout(TorchFunctionMode):
             acting = p and (args[2] if len(args) > 2 else kwargs.get("training", kwargs.get("train", True)))
             self.skipped += bool(acting)
             return args[0] if args else kwargs["input"]
+        if func is F.multi_head_attention_forward:
+            # এর ভেতরের SDPA-র dropout mode দেখতে পায় না (handler চলার সময় mode বন্ধ থাকে): dropout_p-ই 0
+            bound = _MHA.bind(*args, **kwargs)
+            if bound.arguments.get("dropout_p") and bound.arguments.get("training", True):
+                self.skipped += 1
+                bound.arguments["dropout_p"] = 0.0
+            return func(*bound.args, **bound.kwargs)
         if func is F.scaled_dot_product_attention:
             kwargs = {**dict(zip(_SDPA_ARGS, args[3:], strict=False)), **kwargs}
             args = args[:3]

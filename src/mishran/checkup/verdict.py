@@ -12,8 +12,8 @@ import math
 
 from mishran import precision
 
-__all__ = ["ADDED_LIMIT", "ERROR_FLOOR", "COSINE_FLOOR", "innermost", "keep_fp32", "broken", "recommend",
-           "ds_config", "advice"]
+__all__ = ["ADDED_LIMIT", "ERROR_FLOOR", "COSINE_FLOOR", "KEPT_SHARE_LIMIT", "innermost", "keep_fp32", "broken",
+           "recommend", "ds_config", "advice"]
 
 ADDED_LIMIT = 10.0
 """একটি module নিজে তার input-এর ত্রুটির (বা ফরম্যাটের unit roundoff-এর) এত গুণ ত্রুটি যোগ করলে সে সন্দেহভাজন…"""
@@ -33,13 +33,17 @@ def innermost(names) -> list[str]:
 
 
 def keep_fp32(rows, name: str) -> list[str]:
-    """name precision-এ যে module-গুলো নিজেই inf/NaN বা max-এর বেশি বানায় (forward বা backward), বা নিজে অনেক ত্রুটি
-    যোগ করে (added ≥ ADDED_LIMIT আর rel_error ≥ ERROR_FLOOR) — সবচেয়ে ভেতরেরগুলো (পাঠ ১০)।"""
+    """name precision-এ যে module-গুলো নিজেই inf/NaN বা max-এর বেশি বানায় (forward বা backward), বা — পাতা (leaf)
+    module হলে — নিজে অনেক ত্রুটি যোগ করে (added ≥ ADDED_LIMIT আর rel_error ≥ ERROR_FLOOR); সবচেয়ে ভেতরেরগুলো
+    (পাঠ ১০)। ত্রুটির নিয়ম শুধু পাতায়: ভেতরে module আছে এমন module-এর (যেমন ResNet-এর পুরো encoder) "যোগ করা"
+    ত্রুটি তার ভেতরের সবার ত্রুটির যোগফল — তাকে FP32-এ রাখার পরামর্শ মানে প্রায় পুরো মডেল FP32-এ।"""
+    names = [row.name for row in rows]
     flagged = []
     for row in rows:
         run = row.runs.get(name)
+        leaf = not any(o.startswith(row.name + ".") or (row.name == "" and o) for o in names)
         if run and (run.forward_overflow or run.backward_overflow
-                    or (run.added >= ADDED_LIMIT and run.rel_error >= ERROR_FLOOR)):
+                    or (leaf and run.added >= ADDED_LIMIT and run.rel_error >= ERROR_FLOOR)):
             flagged.append(row.name)
     return innermost(flagged)
 
@@ -49,10 +53,17 @@ def broken(loss: float, cosine: float, grads_nonfinite: bool, error: str | None)
     return error is not None or not math.isfinite(loss) or grads_nonfinite or not cosine >= COSINE_FLOOR
 
 
-def recommend(candidate: str, is_broken: dict) -> str:
-    """লক্ষ্যের প্রস্তাব (candidate) আর কোন precision ভাঙা (precision → bool) থেকে সুপারিশ (পাঠ ১০)।"""
+KEPT_SHARE_LIMIT = 0.5
+"""keep_fp32-এর module-গুলোয় মডেলের parameter-এর এর বেশি ভাগ থাকলে ১৬-বিটে লাভ সামান্য: তখন সোজা FP32।"""
+
+
+def recommend(candidate: str, is_broken: dict, check: dict | None = None) -> str:
+    """লক্ষ্যের প্রস্তাব (candidate), কোন precision ভাঙা (precision → bool), আর keep_fp32 রেখে আবার চালানো step-এর
+    ফল (check) থেকে সুপারিশ (পাঠ ১০): BF16 ভাঙলে, কিন্তু keep_fp32 রেখে না ভাঙলে আর সেগুলোয় ওজনের অর্ধেকের কম
+    থাকলে — BF16 (keep_fp32-সহ); নইলে FP32। FP16-এর লক্ষ্যে (T4) বিকল্প নেই, তাই fp16।"""
     if candidate == "bf16" and is_broken.get("bf16", False):
-        return "fp32"
+        fixed = check is not None and not check["broken"] and check["param_share"] <= KEPT_SHARE_LIMIT
+        return "bf16" if fixed else "fp32"
     return candidate
 
 
@@ -125,15 +136,42 @@ def _finding_lines(report) -> list[str]:
     return lines
 
 
+def _cost_line(report) -> list[str]:
+    """সুপারিশের precision-এ খরচ কত বদলায়, FP32-এর তুলনায়: backward-এর জন্য রাখা বাইট আর step-এর সময় (এই device-এ)।"""
+    costs = {c.precision: c for c in report.costs}
+    ref, got = costs.get("fp32"), costs.get(report.recommended_precision)
+    if ref is None or got is None or got is ref:
+        return []
+    kept = lambda c: c.activation_bytes + c.cast_cache_bytes                # noqa: E731
+    unit, size = ("MiB", 2**20) if kept(ref) >= 2**20 else ("KiB", 2**10)
+    line = (f"খরচ (cost), FP32-এর তুলনায়: backward-এর জন্য রাখা বাইট {kept(ref) / size:.1f} → "
+            f"{kept(got) / size:.1f} {unit} (×{kept(got) / kept(ref):.2f})")
+    if ref.step_seconds and got.step_seconds:
+        line += (f"; step-এর সময় {ref.step_seconds * 1e3:.1f} → {got.step_seconds * 1e3:.1f} ms "
+                 f"(×{got.step_seconds / ref.step_seconds:.2f}, {report.device}-এ মাপা")
+        line += ", লক্ষ্যের যন্ত্রে নয়)" if report.emulated else ")"
+    return [line]
+
+
+def _check_line(check: dict | None) -> list[str]:
+    if check is None:
+        return []
+    result = ("তবুও ভাঙা (still broken)" if check["broken"] else
+              f"ঠিক আছে: gradient-এর cosine {check['grad_cosine']:.4f}, আপেক্ষিক ত্রুটি {check['grad_rel_error']:.2g}")
+    return [f"যাচাই (checked): এগুলো FP32-এ রেখে {check['precision'].upper()}-এর step আবার চালানো হলো — {result}; "
+            f"মডেলের ওজনের {100 * check['param_share']:.1f}% এই module-গুলোয়। স্থায়ীভাবে, মডেলের কোড না বদলে: "
+            "KeepFP32(model, report.keep_fp32).apply()  # mishran.checkup.keep"]
+
+
 def advice(report) -> str:
     """CheckupReport-এর (advice ছাড়া বাকি সব ভরা) বাংলা পরামর্শ: কোথায় মাপা, সুপারিশ, কী পাওয়া গেল, কোন module
     FP32-এ রাখতে হবে তার কোড, আর DeepSpeed-এর block (পাঠ ১০)।"""
     cap = f" (sm_{report.target_capability[0]}{report.target_capability[1]})" if report.target_capability else ""
     lines = [f"check-up: {report.model}, লক্ষ্য (target) {report.target}{cap}; forward/backward-এর সংখ্যা "
              f"{report.numbers_label}, autocast-এর নিয়ম {report.autocast_rules}-এর।"]
-    lines += _verdict_lines(report) + _finding_lines(report) + report.notes
+    lines += _verdict_lines(report) + _cost_line(report) + _finding_lines(report) + report.notes
     if report.keep_fp32:
         lines.append("এই module-গুলো FP32-এ রাখো (keep_fp32) — forward-এ autocast বন্ধ করে input upcast করো:")
-        lines += _why(report) + _code(report)
+        lines += _why(report) + _code(report) + _check_line(report.keep_fp32_check)
     lines.append(f"DeepSpeed config-এর precision block: {json.dumps(report.ds_config)}")
     return "\n".join(lines)

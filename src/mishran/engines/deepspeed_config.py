@@ -63,7 +63,8 @@ ACCUMULATION_STAGE0_WARNING = (
 
 FP32_SUMS = {"data_types": {"grad_accum_dtype": "fp32"}, "communication_data_type": "fp32"}
 """16-বিট engine-এ accumulation > 1 হলে config-এ যা যোগ হয় (পাঠ ০৫): gradient জমে FP32-এ, আর সীমানায়
-reduce-এর আগে DeepSpeed সেটিকে communication_data_type-এ (ডিফল্ট মডেলের dtype) বদলায় — এক process-এও; তাই সেটাও FP32।"""
+reduce-এর আগে DeepSpeed সেটিকে communication_data_type-এ (ডিফল্ট মডেলের dtype) বদলায় — এক process-এও; তাই সেটাও FP32।
+কয়েকটি process-এ (world_size > 1) config_for_device accumulation যা-ই হোক communication_data_type FP32 করে।"""
 
 _BOTH_16_BIT = ("FP16 আর BF16 একসঙ্গে চালু করা যায় না (fp16 and bf16 cannot both be enabled): মডেলের ওজন একটাই "
                 "16-বিট ফরম্যাটে থাকে। একটা বেছে নাও — precision='fp16' (loss scaling-সহ) বা precision='bf16'।")
@@ -121,7 +122,8 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
     - zero_stage: None হলে FP32-এ 0; FP16-এ 1, কারণ DeepSpeed 0.19.8-এ stage 0-তে engine.backward() loss-কে scale
       করে না, অথচ step() gradient-কে scale দিয়ে ভাগ করে (PR #8393); BF16-এ 0, কিন্তু accumulation > 1 হলে 1, কারণ
       stage 0 gradient জমায় BF16-এ। নিজে 0 দিলে সতর্কবার্তা। ১৬-বিটে accumulation > 1 আর stage 1–3 হলে FP32_SUMS
-      যোগ হয় (দাম: FP32 gradient-এর buffer আর দ্বিগুণ বাইটের যোগাযোগ)।
+      যোগ হয় (দাম: FP32 gradient-এর buffer আর দ্বিগুণ বাইটের যোগাযোগ); ১৬-বিটে world_size > 1 হলে যেকোনো stage-এ
+      অন্তত communication_data_type = 'fp32' (GPU-গুলোর যোগ ১৬ বিটে হলে প্রতিটি ধাপে rounding জমে, পাঠ ০৯)।
     - optimizer: None হলে deepspeed_engine.initialize() একটি torch.optim.AdamW বানায়, কিছুই compile হয় না;
       'Adam'/'AdamW' দিলে DeepSpeed-এর FusedAdam (GPU-তে প্রথমবার JIT compile, ~১ মিনিট)।
     - fp16_options: fp16 block-এর key বদলাতে, যেমন {"initial_scale_power": 32}। bucket_size: ZeRO 1/2-এর
@@ -143,6 +145,8 @@ def config_for_device(micro_batch: int, accumulation_steps: int = 1, world_size:
     }
     if name != "fp32" and accum > 1 and zero_stage > 0:
         config.update(copy.deepcopy(FP32_SUMS))
+    if name != "fp32" and world > 1:
+        config["communication_data_type"] = "fp32"
     if gradient_clipping is not None:
         config["gradient_clipping"] = _finite(gradient_clipping, "gradient_clipping")
     if optimizer is not None:

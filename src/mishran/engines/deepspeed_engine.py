@@ -420,9 +420,10 @@ def forget_torch_autocast(config: dict | None = None) -> bool:
 
     DeepSpeed 0.19.8 কোনো engine-এ torch_autocast চালু হলে module-স্তরের একটি flag বসায়
     (deepspeed.runtime.torch_autocast.TORCH_AUTOCAST_INITIALIZED, সঙ্গে dtype) আর কখনো নামায় না। তারপর প্রতিটি
-    ZeRO-1/2 optimizer gradient reduce করে ওজনের নিজের dtype-এ, config-এর communication_data_type না দেখে: নোটবুকে
-    (এক kernel, অনেক engine) পরের FP16 engine-এর FP32 যোগফল FP16-এ round হয় (আপেক্ষিক ভুল ~2e-4, flag ছাড়া ~1e-9)।
-    initialize প্রতিটি নতুন engine-এর আগে এটা ডাকে। কিছু মুছলে True।
+    ZeRO optimizer — ZeRO-1/2 (stage_1_and_2.py) আর ZeRO-3 (stage3.py) — gradient reduce করে ওজনের নিজের dtype-এ,
+    config-এর communication_data_type না দেখে; flag-এর dtype FP16 হলে নিজের একটি torch.amp.GradScaler-ও বসায়।
+    নোটবুকে (এক Python process, অনেক engine) পরের FP16 engine-এর FP32 যোগফল তাই FP16-এ round হয় (আপেক্ষিক
+    ত্রুটি ~2e-4, flag ছাড়া ~1e-9)। initialize প্রতিটি নতুন engine-এর আগে এটা ডাকে। কিছু মুছলে True।
     """
     if ((config or {}).get("torch_autocast") or {}).get("enabled"):
         return False

@@ -41,10 +41,13 @@ def say(ok: bool | None, text: str, form: bool = False) -> Verdict:
     """মতামত ছাপে (ঠিক, এখনো হয়নি, বা ফাঁকা) আর Verdict ফেরত দেয় (সব পাঠের check)।
 
     পরীক্ষার ধারায় ঠিক-ভুলের জায়গায় উত্তর জমা রাখে আর সব সময় একই সত্য Verdict দেয়, যাতে ফেরত মান দেখেও ঠিক-ভুল
-    বোঝা না যায়। ফাঁকা (ok None) আর form=True (উত্তরের আকারই ভুল) তখনও বলা হয়: তাতে সত্যের কিছু নেই।"""
-    if ok is not None and not form and graded.active():
-        graded.submit()
-        return Verdict(True)
+    বোঝা না যায়। ফাঁকা (ok None) আর form=True (উত্তরের আকারই ভুল) তখনও বলা হয়: তাতে সত্যের কিছু নেই; আকারের ভুলও
+    জমা থাকে, "invalid" হয়ে, যাতে শিক্ষক টাইপোকে ভুল উত্তর না ভাবেন।"""
+    if ok is not None and graded.active():
+        if form:
+            print(f"এখনো হয়নি: {text}")
+        graded.submit(invalid=form)
+        return Verdict(not form)
     # চিহ্ন শব্দে (emoji নয়): emoji-র font না থাকলে ফাঁকা বাক্স দেখায়
     mark = {True: "ঠিক!", False: "এখনো হয়নি:", None: "ফাঁকা:"}[ok]
     print(f"{mark} {text}")
@@ -132,15 +135,17 @@ def function_answer(fn, shape: str) -> Verdict | None:
 
 
 def check_fields(values: dict, truth: dict, hints: dict, right: str, rel_tol: float | dict = 0.0) -> Verdict:
-    """dict-উত্তর ঘর ধরে মেলানো (সব পাঠ): যে key-তে values আর truth মেলেনি, "মেলেনি:"-এর নিচে তার hint (hints-এর
-    ক্রমে); সব মিললে right। rel_tol: সব key-র একটি আপেক্ষিক সহনসীমা, বা key ধরে dict (যে key নেই সে হুবহু)।"""
+    """dict-উত্তর key ধরে মেলানো (সব পাঠ): যে key-তে values আর truth মেলেনি, "এই উত্তরটি/উত্তরগুলো আবার দেখো:"-এর
+    নিচে তার hint (hints-এর ক্রমে); সব মিললে right। rel_tol: সব key-র একটি আপেক্ষিক সহনসীমা, বা key ধরে dict (যে key
+    নেই সে হুবহু)।"""
     def same(key) -> bool:
         tol = rel_tol.get(key, 0.0) if isinstance(rel_tol, dict) else rel_tol
         return values[key] == truth[key] or bool(tol and math.isclose(values[key], truth[key], rel_tol=tol))
 
     wrong = [hint for key, hint in hints.items() if not same(key)]
     if wrong:
-        return say(False, "\n   ".join(["মেলেনি:"] + wrong))
+        lead = "এই উত্তরটি আবার দেখো:" if len(wrong) == 1 else "এই উত্তরগুলো আবার দেখো:"
+        return say(False, "\n   ".join([lead] + wrong))
     return say(True, right)
 
 

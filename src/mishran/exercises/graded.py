@@ -4,7 +4,8 @@
 চালিয়ে ঠিকটা বের করা যেত। জমা থাকে নোটবুকের output-এ (শিক্ষার্থী save করে ফেরত দিলে তার সঙ্গেই আসে): কোন পাঠের কোন
 check, আর তার argument-গুলো JSON-এ। ঠিক না ভুল, তা রেকর্ডে থাকে না। শিক্ষকের দিকে rescore() একই check আবার ডাকে
 (tools/student.py --collect), তাই নম্বরের সত্য একটাই: check নিজে। ফাঁকা উত্তর আর উত্তরের আকারের ভুল (সংখ্যা নয়, dict
-নয়) তখনও বলা হয়: তাতে উত্তরের কিছু ফাঁস হয় না।
+নয়) তখনও বলা হয়: তাতে উত্তরের কিছু ফাঁস হয় না; সেই উত্তরও জমা থাকে, "invalid" চিহ্ন দিয়ে, যাতে শিক্ষক দেখেন
+যে টাইপো ছিল (ভুল উত্তর নয়)।
 """
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ import io
 import math
 import os
 
-__all__ = ["ENV", "MIME", "SUBMITTED", "Unscorable", "active", "submit", "encode", "decode", "rescore"]
+__all__ = ["ENV", "MIME", "SUBMITTED", "INVALID", "Unscorable", "active", "submit", "encode", "decode", "rescore"]
 
 ENV = "MISHRAN_GRADED"
 """এই environment variable 1 হলে পরীক্ষার ধারা (0 বা ফাঁকা: সাধারণ ধারা)।"""
 MIME = "application/vnd.mishran.answer+json"
 """নোটবুকের output-এ জমার রেকর্ডের MIME type; পাশে text/plain-এ শুধু SUBMITTED, শিক্ষার্থী সেটাই দেখে।"""
 SUBMITTED = "জমা হলো (submitted)"
+INVALID = "উত্তরের আকার ঠিক নয় (invalid); ঠিক করে ঘরটি আবার চালাও — নইলে শিক্ষক এটাকে অবৈধ উত্তর হিসেবে পাবেন"
+"""আকারের ভুলে (টাইপো, সংখ্যার জায়গায় লেখা) পরীক্ষার ধারায় যা দেখায়; রেকর্ডে তখন "invalid": true।"""
 MAX_TENSOR = 100_000   # এর বেশি উপাদানের tensor জমা হয় না (নোটবুক ফুলে যেত), শুধু তার বর্ণনা
 PACKAGE = "mishran.exercises"
 
@@ -53,23 +56,26 @@ def _record(frame) -> dict:
     return {"module": frame.f_globals["__name__"], "check": code.co_name, "args": args}
 
 
-def submit() -> None:
+def submit(invalid: bool = False) -> None:
     """যে check এখন কথা বলছে তার উত্তর জমা রাখে (core.say পরীক্ষার ধারায় এটা ডাকে)। Jupyter-এ output-এর ভেতরে
-    (MIME), অন্য কোথাও রেকর্ডটা JSON-এ ছাপা হয়।"""
+    (MIME), অন্য কোথাও রেকর্ডটা JSON-এ ছাপা হয়। invalid: উত্তরের আকারই ভুল (টাইপো), রেকর্ডে সেই চিহ্ন।"""
     import json
 
     frame = _check_frame()
     record = _record(frame) if frame is not None else {"module": None, "check": None, "args": {}}
     del frame                                     # frame ধরে রাখলে তার সব local বেঁচে থাকে
+    if invalid:
+        record["invalid"] = True
+    shown = INVALID if invalid else SUBMITTED
     try:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:
         get_ipython = None
     if get_ipython is not None and get_ipython() is not None:
-        display({MIME: record, "text/plain": SUBMITTED}, raw=True)
+        display({MIME: record, "text/plain": shown}, raw=True)
     else:
-        print(f"{SUBMITTED}: {json.dumps(record, ensure_ascii=False)}")
+        print(f"{shown}: {json.dumps(record, ensure_ascii=False)}")
 
 
 def encode(value):
@@ -137,9 +143,10 @@ def decode(value):
     raise Unscorable(f"এই উত্তর আবার বানানো যায় না (cannot be rebuilt): {value.get('$repr', value)}")
 
 
-def rescore(record: dict) -> tuple[bool | None, str]:
-    """জমা রাখা উত্তর একই check দিয়ে যাচাই (শিক্ষকের দিকে, পরীক্ষার ধারা বন্ধ রেখে)। ফেরত: (ঠিক কি না, check যা
-    বলল); আবার যাচাই না গেলে (None, কারণ)।"""
+def rescore(record: dict, question: dict | None = None) -> tuple[bool | None, str]:
+    """জমা রাখা উত্তর একই check দিয়ে যাচাই (শিক্ষকের দিকে, পরীক্ষার ধারা বন্ধ রেখে)। question: প্রশ্নের মান
+    (argument-এর নাম → হ্যান্ডআউটের মান), যা জমা রাখা মানের জায়গায় বসে — শিক্ষার্থী প্রশ্ন বদলালেও নম্বর আসে
+    হ্যান্ডআউটের প্রশ্নে। ফেরত: (ঠিক কি না, check যা বলল); আবার যাচাই না গেলে (None, কারণ)।"""
     module = str(record.get("module") or "")
     if not module.startswith(PACKAGE + ".") or not str(record.get("check", "")).startswith("check_"):
         return None, f"অচেনা রেকর্ড (unknown record): {record.get('module')}.{record.get('check')}"
@@ -147,6 +154,7 @@ def rescore(record: dict) -> tuple[bool | None, str]:
     saved = os.environ.pop(ENV, None)
     try:
         args = {name: decode(value) for name, value in record.get("args", {}).items()}
+        args.update(question or {})
         with contextlib.redirect_stdout(io.StringIO()) as said:
             verdict = check(**args)
         return bool(verdict), said.getvalue().strip()

@@ -10,8 +10,8 @@ import torch
 
 from .core import Verdict, choice_answer, say
 
-__all__ = ["MODEL_CHOICES", "GROWTH_CHOICES", "FORMAT_CHOICES", "check_largest_model", "check_batch_prediction",
-           "check_smaller_error"]
+__all__ = ["MODEL_CHOICES", "GROWTH_CHOICES", "FORMAT_CHOICES", "REASON_CHOICES", "check_largest_model",
+           "check_batch_prediction", "check_smaller_error"]
 
 MODEL_CHOICES = ("350M", "700M", "1B", "1.3B", "2B")
 """অনুশীলনী ০০.১-এর বিকল্প: প্যারামিটারের সংখ্যা (M = ১০ লক্ষ, B = ১০০ কোটি)।"""
@@ -19,6 +19,8 @@ GROWTH_CHOICES = ("অর্ধেক", "একই", "দ্বিগুণ", "�
 """অনুশীলনী ০০.২-এর বিকল্প: batch দ্বিগুণ করলে একটি মাপ কী হয়।"""
 FORMAT_CHOICES = ("fp16", "bf16")
 """অনুশীলনী ০০.৩-এর বিকল্প।"""
+REASON_CHOICES = ("exponent", "mantissa", "মোট বিট")
+"""অনুশীলনী ০০.৩-এর কারণ: বিট-চিত্রের কোন অংশ এই ত্রুটি ঠিক করে।"""
 
 _SIZE = {"M": 10 ** 6, "B": 10 ** 9}
 
@@ -115,14 +117,24 @@ def _autocast_error(dtype: torch.dtype) -> float:
     return ((c.float() - exact).abs().max() / exact.abs().max()).item()
 
 
-def check_smaller_error(answer) -> Verdict:
-    """অনুশীলনী ০০.৩: একই matmul-এ autocast FP16 আর BF16 — কোনটির ত্রুটি কম (অনুমান, তারপর CPU-তে চালিয়ে)।"""
+def check_smaller_error(answer, reason) -> Verdict:
+    """অনুশীলনী ০০.৩: একই matmul-এ autocast FP16 আর BF16 — কোনটির ত্রুটি কম, আর বিট-চিত্রের কোন অংশ তা ঠিক করে
+    (অনুমান, তারপর CPU-তে চালিয়ে)। ভুল উত্তরে মতামত অন্য বিকল্পের নাম বলে না: দুই বিকল্পের প্রশ্নে সেটাই উত্তর।"""
     answer, early = choice_answer(answer, FORMAT_CHOICES, "ফরম্যাট")
+    if early is not None:
+        return early
+    reason, early = choice_answer(reason, REASON_CHOICES, "কারণ")
     if early is not None:
         return early
     errors = {"fp16": _autocast_error(torch.float16), "bf16": _autocast_error(torch.bfloat16)}
     truth = min(errors, key=errors.get)
+    if reason == "exponent":           # ফরম্যাট যা-ই হোক একই কথা, যাতে মতামত ফরম্যাটের উত্তর না বলে
+        return say(False, "exponent-এর বিট কী ঠিক করে, বিট-চিত্রে দেখো: সবচেয়ে বড় আর সবচেয়ে ছোট সংখ্যা, মানে "
+                          "পরিসর। এই matmul-এর মানগুলো দুই ফরম্যাটেরই পরিসরের অনেক ভেতরে; ত্রুটি আসে round করা "
+                          "থেকে — পাশাপাশি দুটি সংখ্যার দূরত্ব কোন অংশ ঠিক করে?")
+    if reason == "মোট বিট":
+        return say(False, "দুটো ফরম্যাটই ১৬ বিটের; তফাত শুধু কোন অংশে কয়টি বিট। বিট-চিত্রে দুটোকে পাশাপাশি রেখে দেখো।")
     if answer == truth:
-        return say(True, "চালিয়ে দেখা গেল, এই ফরম্যাটেই ত্রুটি কম।")
-    return say(False, "চালিয়ে দেখা গেল, অন্যটিতে ত্রুটি কম। বিট-চিত্রে দুই ফরম্যাটের mantissa-র বিট গুনে দেখো: "
-                      "সূক্ষ্মতা ঠিক করে কোন অংশ?")
+        return say(True, "চালিয়ে দেখা গেল, এই ফরম্যাটেই ত্রুটি কম, আর কারণটাও ঠিক।")
+    return say(False, "কারণটা ঠিক পথে, কিন্তু বেছে নেওয়া ফরম্যাট সেই কারণের সঙ্গে মেলে না: বিট-চিত্রে দুই ফরম্যাটের "
+                      "mantissa-র বিট গুনে লেখো, তারপর আবার মেলাও।")

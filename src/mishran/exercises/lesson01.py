@@ -102,10 +102,11 @@ def check_formats_for_range(smallest: float, largest: float, answer) -> Verdict:
     try:
         chosen = {str(a) for a in answer} if not isinstance(answer, str) else {answer}
     except TypeError:
-        return say(False, f"ফরম্যাটের নামের একটি set দাও (a set of names), যেমন {{'fp16'}}; পেয়েছি {answer!r}।")
+        return say(False, f"ফরম্যাটের নামের একটি set দাও (a set of names), যেমন {{'fp16'}}; পেয়েছি {answer!r}।", form=True)
     unknown = chosen - set(RANGE_FORMATS)
     if unknown:
-        return say(False, f"অচেনা নাম {sorted(unknown)} (unknown format); বেছে নাও: {', '.join(RANGE_FORMATS)}।")
+        return say(False, f"অচেনা নাম {sorted(unknown)} (unknown format); বেছে নাও: {', '.join(RANGE_FORMATS)}।",
+                   form=True)
     works = {name for name in RANGE_FORMATS if formats.round_to(smallest, name) != 0
              and math.isfinite(formats.round_to(largest, name))}
     if chosen == works:

@@ -9,10 +9,10 @@ import torch
 from mishran.numerics import formats
 from mishran.numerics.scaling import DeepSpeedLossScaler, DynamicLossScaler, LossScaleAtMinimumError, underflow_report
 
-from .core import Verdict, check_number, finite_number, function_answer, say
+from .core import Verdict, check_number, finite_number, function_answer, number_answer, say
 
-__all__ = ["check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
-           "check_zeroed_fraction", "check_scaled_clip_step"]
+__all__ = ["SCALE_CHOICES", "check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
+           "check_scale_for_budget", "check_scaled_clip_step"]
 
 
 def _overflow_flags(sequence) -> list[bool]:
@@ -78,14 +78,44 @@ def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16,
                                          f"loss_scale_window {scale_window}, hysteresis {hysteresis})", hint)
 
 
-def check_zeroed_fraction(values, answer, fmt: str = "fp16", scale: float = 1.0) -> Verdict:
-    """অনুশীলনী ০২.৪: একটি tensor-কে fmt-এ (scale দিয়ে গুণ করে) রাখলে কত ভাগ শূন্যে মুছে যায় (underflow to zero)।"""
+SCALE_CHOICES = (2 ** 8, 2 ** 12, 2 ** 16, 2 ** 20, 2 ** 24)
+"""অনুশীলনী ০২.৪-এর বিকল্প: loss scale।"""
+
+
+def _below_normal(values, fmt: str, scale: float) -> tuple[float, float]:
+    """values × scale-কে fmt-এ রাখলে (normal-এর নিচে পড়া ভাগ — subnormal আর শূন্যে মোছা, শুধু শূন্যে মোছা ভাগ)।"""
     r = underflow_report(values, fmt, scale)
-    f = formats.get_format(fmt)
-    hint = (f"পাঠ ০১-এর ৫.৩ আবার দেখো: {f.label}-এ কোন মাপের নিচে একটি মান round হয়ে ঠিক ০ হয় — আর ঠিক সীমায় "
-            "টাই হলে কোন দিকে যায়? আগে থেকেই শূন্য মানগুলো গোনা নয়। উত্তর একটি ভগ্নাংশ (0 থেকে 1)।")
-    return check_number(answer, r.fraction("underflow_to_zero"), f"{f.label}-এ (scale {scale:g}) শূন্যে মুছে যাওয়া অংশ",
-                        hint, rel_tol=1e-9)
+    return r.fraction("subnormal") + r.fraction("underflow_to_zero"), r.fraction("underflow_to_zero")
+
+
+def _overflows(largest: float, fmt: str, scale: float) -> bool:
+    """largest × scale fmt-এ রাখলে inf হয় কি না (torch নিজে round করে)।"""
+    product = torch.tensor(float(largest) * scale, dtype=torch.float64)
+    return bool(torch.isinf(product.to(formats.get_format(fmt).dtype)))
+
+
+def check_scale_for_budget(values, largest: float, answer, budget: float = 0.01, fmt: str = "fp16") -> Verdict:
+    """অনুশীলনী ০২.৪ (বাজেটে বাছাই): SCALE_CHOICES-এর কোন scale-এ values-এর বড়জোর budget ভাগ normal পরিসরের নিচে
+    (subnormal বা শূন্য) পড়ে, আর মডেলের সবচেয়ে বড় gradient (largest) × scale overflow করে না। চেনা দুই ভুল: শুধু শূন্যে
+    মোছা গোনা (subnormal-এর সূক্ষ্মতা হারানো ভুলে), আর ওপরের সীমা ভুলে যাওয়া।"""
+    value, early = number_answer(answer, "scale হবে SCALE_CHOICES-এর একটি সংখ্যা (a number)")
+    if early is not None:
+        return early
+    if value not in SCALE_CHOICES:
+        names = ", ".join(map(str, SCALE_CHOICES))
+        return say(False, f"scale হবে {names}-এর একটি (one of); পেয়েছি {answer!r}।", form=True)
+    answer = int(value)
+    low, zeroed = _below_normal(values, fmt, answer)
+    if _overflows(largest, fmt, answer):
+        return say(False, "এই scale-এ ছোটগুলো বাঁচে, কিন্তু সবচেয়ে বড় gradient × scale FP16-এর সবচেয়ে বড় সংখ্যা ছাড়িয়ে "
+                          "যায়: inf, আর GradScaler গোটা ধাপটাই বাদ দেয়। ওপরের সীমাটাও হিসাবে রাখো।")
+    if low > budget and zeroed <= budget:
+        return say(False, "এই scale-এ শূন্যে মোছা ভাগ বাজেটের মধ্যে, কিন্তু শর্তটা normal পরিসরের নিচে পড়া সব মানের: "
+                          "subnormal-ও সূক্ষ্মতা হারায় (পাঠ ০১)। ২ নম্বর অংশের সারণির কোন দুই সারি মিলিয়ে গুনতে হবে?")
+    if low > budget:
+        return say(False, "এই scale-এ বাজেটের চেয়ে বেশি gradient normal পরিসরের নিচে পড়ে। আরও বড় scale লাগবে — কত বড়, "
+                          "তা ঠিক করে gradient-গুলোর মাপ আর FP16-এর সবচেয়ে ছোট normal।")
+    return say(True, "এই scale-এ ছোট gradient-গুলো normal পরিসরে ওঠে, আর সবচেয়ে বড়টিও FP16-এ আঁটে।")
 
 
 def _clip_setup(init_scale: float = 2.0 ** 10):
@@ -130,14 +160,13 @@ def _normal_step_mistake(step_fn) -> Verdict | None:
         return None
     if _max_moved(model.parameters(), unclipped) < 1e-6:
         return say(False, "ওজন নড়েছে, কিন্তু clip ছাড়া যতটা নড়ত ঠিক ততটা: clip_grad_norm_(model.parameters(), "
-                          "max_norm) ডাকোনি (unscale_-এর পরে, scaler.step-এর আগে)।")
+                          "max_norm) কি আদৌ চলেছে?")
     if all(torch.equal(p, q) for p, q in zip(model.parameters(), _clip_setup()[0].parameters(), strict=True)):
         return say(False, "ওজন একটুও নড়েনি। scaler.step(optimizer) ডেকেছ তো? আর backward-এর আগে "
                           "scaler.scale(loss) — নইলে GradScaler জানে না কোন gradient দেখতে হবে।")
-    return say(False, "ওজন ঠিক পরিমাণে নড়েনি। clip করতে হয় আসল (unscale করা) gradient-কে: "
-                      "scaler.scale(loss).backward() → scaler.unscale_(optimizer) → clip_grad_norm_ → "
-                      "scaler.step(optimizer) → scaler.update()। unscale_ ছাড়া clip করলে scale-গুণ বড় "
-                      "gradient ছাঁটা হয়, তারপর scaler.step-এর সময় আবার ভাগ হয়ে হালনাগাদ প্রায় শূন্য।")
+    return say(False, "ওজন ঠিক পরিমাণে নড়েনি: আসল gradient clip করলে যতটা নড়ার কথা, তার চেয়ে অনেক কম। "
+                      "clip_grad_norm_ যে norm মাপে, সেটা কোন মাপের gradient-এর — আসল, না scale-গুণ বড়? আর "
+                      "scaler.step পরে gradient-এর সঙ্গে কী করে?")
 
 
 def _overflow_step_mistake(step_fn) -> Verdict | None:

@@ -158,9 +158,9 @@ def check_scale_sequence(pattern, answer, init_scale: float = 2.0 ** 10, growth_
     try:
         given = [float(a) for a in answer]
     except (TypeError, ValueError):
-        return say(False, f"প্রতিটি ধাপের জন্য একটি সংখ্যা, একটি list-এ (a list of numbers); পেয়েছি {answer!r}।")
+        return say(False, f"প্রতিটি ধাপের জন্য একটি সংখ্যা, একটি list-এ (a list of numbers); পেয়েছি {answer!r}।", form=True)
     if len(given) != len(pattern):
-        return say(False, f"ধারায় {len(pattern)}টি ধাপ, তুমি দিয়েছ {len(given)}টি সংখ্যা।")
+        return say(False, f"ধারায় {len(pattern)}টি ধাপ, তুমি দিয়েছ {len(given)}টি সংখ্যা।", form=True)
     truth = _torch_scale_sequence(pattern, init_scale, growth_interval)
     if given == truth:
         return say(True, "torch-এর GradScaler ঠিক এই ধারাই দিল: overflow-এ অর্ধেক আর গোনা শূন্য; টানা "

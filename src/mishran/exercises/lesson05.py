@@ -123,7 +123,7 @@ def check_smallest_zero_stage(num_params: float, world_size: int, budget_gb: flo
     if not fits:
         raise ValueError("কোনো stage-এই ধরে না (no stage fits); বাজেট বা GPU বাড়াও")
     if isinstance(answer, bool) or not isinstance(answer, (int, float)) or answer not in per_gpu:
-        return say(False, f"ZeRO stage হবে 0, 1, 2 বা 3; পেয়েছি {answer!r}।")
+        return say(False, f"ZeRO stage হবে 0, 1, 2 বা 3; পেয়েছি {answer!r}।", form=True)
     if answer == min(fits):
         return say(True, "এর আগের stage-এ ধরে না, এটাতে ধরে। বড় stage-ও ধরত, কিন্তু প্রতিটি ধাপে বেশি যোগাযোগ "
                           "(stage ৩-এ ওজনও প্রতি স্তরে আনা-নেওয়া) — তাই যেটা ধরে তার মধ্যে সবচেয়ে ছোট।")

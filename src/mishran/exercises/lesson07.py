@@ -109,7 +109,7 @@ def check_sharded_vocab(answer, question: dict | None = None) -> Verdict:
     tokens, k, shards = q["tokens"], q["multiple"], q["shards"]
     value = finite_number(answer)
     if value is None or value != int(value):
-        return say(False, f"একটি পূর্ণসংখ্যা চাই (an integer); পেয়েছি {answer!r}।")
+        return say(False, f"একটি পূর্ণসংখ্যা চাই (an integer); পেয়েছি {answer!r}।", form=True)
     value = int(value)
     best = next(v for v in range(tokens, tokens + k * shards + 1) if _fits_shards(v, k, shards))
     if value == best:
@@ -137,7 +137,7 @@ def check_fp8_roundtrip(scale, restored) -> Verdict:
     want_back = (fp8.quantize(x, fmt, want_scale)[0] / want_scale).item()
     s, r = finite_number(scale), finite_number(restored)
     if s is None or r is None:
-        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি scale={scale!r}, restored={restored!r}।")
+        return say(False, f"দুটোই সংখ্যা চাই (numbers); পেয়েছি scale={scale!r}, restored={restored!r}।", form=True)
     if not math.isclose(s, want_scale, rel_tol=1e-5):
         if math.isclose(s, 1 / want_scale, rel_tol=1e-5):
             return say(False, "scale উল্টো হয়েছে: সবচেয়ে বড় মানটিকে ফরম্যাটের max-এ তুলতে হবে, তাই max ÷ amax।")

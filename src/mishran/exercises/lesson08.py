@@ -1,5 +1,5 @@
-"""পাঠ ০৮ (capstone) অনুশীলনীর যাচাই: BF16-এ জমানো held-out-এর মাপ, মেমরির বাজেটে ব্যাচের পরিকল্পনা, FP32 বনাম
-BF16-এর রেখা, top-k = 1। ভুল লুপের ছাপা bpc আসে torch-এ সত্যিই BF16-এ যোগ করে, বাজেটের উত্তর সব বিকল্প খুঁজে।
+"""পাঠ ০৮ (capstone) অনুশীলনীর যাচাই: BF16-এ জমানো held-out-এর মাপ, মেমরি আর যোগাযোগের বাজেটে ব্যাচের পরিকল্পনা,
+FP32 বনাম BF16-এর রেখা, top-k = 1। ভুল লুপের ছাপা bpc আসে torch-এ সত্যিই BF16-এ যোগ করে, বাজেটের উত্তর সব বিকল্প খুঁজে।
 """
 from __future__ import annotations
 
@@ -87,21 +87,30 @@ def _feasible(b: dict):
                 yield micro, accum, stage
 
 
+def _comm_units(stage: int, accum: int) -> int:
+    """এক optimizer step-এ যোগাযোগ, gradient-এর একটি পূর্ণ reduce-scatter (বা all-gather)-এর মাপে, DeepSpeed
+    0.19.8-এর নিয়মে: ZeRO 0/1 শুধু accumulation-এর সীমায় (allreduce = reduce-scatter + all-gather); ZeRO 2 প্রতিটি
+    micro-step-এ reduce-scatter, step-এর পরে ওজনের all-gather; ZeRO 3 প্রতিটি micro-step-এ reduce-scatter আর ওজনের
+    দুটি all-gather (forward, backward)।"""
+    return {0: 2, 1: 2, 2: accum + 1, 3: 3 * accum}[stage]
+
+
 def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
     """অনুশীলনী ০৮.২: (micro_batch, accumulation_steps, zero_stage) — বাজেটে আঁটে, সবচেয়ে কম accumulation,
-    আর সেই accumulation-এ কোনো নিচু stage আঁটলে ZeRO 3 নয়।
+    আর সেই accumulation-এ আঁটা stage-গুলোর মধ্যে সবচেয়ে কম যোগাযোগ (_comm_units)।
 
-    ZeRO 1 আর 2-এর যোগাযোগ plain data parallel-এর সমান (reduce-scatter + all-gather = একটি allreduce); কেবল
-    ZeRO 3 প্রতি ধাপে ওজনের বাড়তি all-gather করে (~১.৫ গুণ)। তাই 0, 1, 2-এর মধ্যে যেকোনো আঁটা stage ঠিক।"""
+    accumulation ১ হলে ZeRO 0, 1, 2-এর যোগাযোগ সমান; accumulation > ১ হলে ZeRO 2 আর 3 প্রতিটি micro-step-এ gradient
+    পাঠায়, ZeRO 0 আর 1 শুধু সীমায় — তখন ZeRO 2 আর ZeRO 1-এর সমান নয়।"""
     b = budget or BUDGET
     if is_blank(answer):
         return blank_verdict()
     try:
         micro, accum, stage = (int(v) for v in answer)
     except (TypeError, ValueError):
-        return say(False, f"উত্তর হবে তিনটি পূর্ণসংখ্যা (micro_batch, accumulation_steps, zero_stage); পেয়েছি {answer!r}।")
+        return say(False, f"উত্তর হবে তিনটি পূর্ণসংখ্যা (micro_batch, accumulation_steps, zero_stage); পেয়েছি {answer!r}।",
+                   form=True)
     if stage not in (0, 1, 2, 3):
-        return say(False, f"ZeRO stage হয় 0, 1, 2 বা 3; পেয়েছি {stage}।")
+        return say(False, f"ZeRO stage হয় 0, 1, 2 বা 3; পেয়েছি {stage}।", form=True)
     if micro < 1 or accum < 1 or micro * accum * b["gpus"] != b["global_batch"]:
         return say(False, f"ব্যাচের হিসাব মেলেনি: {micro} × {accum} × {b['gpus']} GPU = {micro * accum * b['gpus']}, "
                           f"কিন্তু global batch {b['global_batch']} চাই (পাঠ ০৪–০৫-এর নিয়ম)।")
@@ -116,13 +125,13 @@ def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
     if accum > best_accum:
         return say(False, f"আঁটে ({need:.1f} GB), কিন্তু accumulation {accum} দরকারের চেয়ে বেশি: প্রতিটি optimizer "
                           "step-এ বেশি ছোট ধাপ মানে GPU কম ভরা। অন্য ZeRO stage-এ বড় micro-batch আঁটে কি না দেখো।")
-    lowest = min(s for _, a, s in plans if a == best_accum)
-    if stage == 3 and lowest < 3:
-        return say(False, "আঁটে আর accumulation-ও সবচেয়ে কম, কিন্তু ZeRO 3 লাগে না: আরও নিচু stage-এও একই "
-                          "micro-batch আঁটে। ZeRO 1 আর 2-এর যোগাযোগ plain data parallel-এর সমান (reduce-scatter + "
-                          "all-gather = একটি allreduce); ZeRO 3 প্রতি ধাপে ওজনও all-gather করে, প্রায় ১.৫ গুণ যোগাযোগ।")
+    least = min(_comm_units(s, a) for _, a, s in plans if a == best_accum)
+    if _comm_units(stage, accum) > least:
+        return say(False, f"আঁটে আর accumulation-ও সবচেয়ে কম, কিন্তু ZeRO {stage} এখানে দরকারের চেয়ে বেশি যোগাযোগ "
+                          f"করে। accumulation {accum}-এ DeepSpeed কোন stage-এ gradient প্রতিটি micro-step-এ পাঠায়, আর "
+                          "কোনটায় শুধু optimizer step-এর আগে একবার? যে নিচু stage আঁটে, তার সঙ্গে মিলিয়ে দেখো।")
     return say(True, f"micro-batch {micro}, accumulation {accum}, ZeRO {stage}: প্রতি GPU-তে {need:.1f} GB "
-                     f"(সীমা {usable} GB)।")
+                     f"(সীমা {usable} GB), আর যোগাযোগ সবচেয়ে কম।")
 
 
 CURVE_CHOICES = {
@@ -156,7 +165,7 @@ def check_top1_prediction(answer) -> Verdict:
     if is_blank(answer):
         return blank_verdict()
     if not isinstance(answer, bool):
-        return say(False, f"উত্তর হবে True (একই লেখা) বা False (আলাদা); পেয়েছি {answer!r}।")
+        return say(False, f"উত্তর হবে True (একই লেখা) বা False (আলাদা); পেয়েছি {answer!r}।", form=True)
     if answer:
         return say(True, "top_k = 1-এ প্রতিটি ধাপে একটিই প্রার্থী থাকে (সবচেয়ে সম্ভাব্য অক্ষর), তাই এলোমেলো "
                          "টানার কিছু নেই: seed বা temperature যা-ই হোক, লেখা একই (greedy decoding)।")

@@ -153,7 +153,8 @@ def _truth_sweep(world: int, sweep):
 def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
     """অনুশীলনী ০৯.৩ (সহনসীমায় বাছাই): communication.SCHEMES-এর কোন scheme W rank-এ ত্রুটি tolerance-এর মধ্যে
     রাখে আর সবচেয়ে সস্তা: আগে তারের বাইট কম, তারপর সাধারণ ring (FP32-এ যোগের আলাদা ব্যবস্থা লাগে না), তারপর বাড়তি
-    ভাগ ছাড়া (communication.scheme_cost-এর ক্রম)। sweep: নোটবুকের error_sweep()-এর ফল (না দিলে যাচাই নিজেই মাপে)।"""
+    ভাগ ছাড়া (communication.scheme_cost-এর ক্রম)। sweep: নোটবুকের error_sweep()-এর ফল (না দিলে যাচাই নিজেই মাপে)।
+    "direct" (পাঠের লেখার নাম) মানে "bf16_wire_fp32_sum"।"""
     if is_blank(answer):
         return blank_verdict()
     w = positive_int(world, "world")                  # argument-গুলো বদলাই না: পরীক্ষার ধারা সেগুলোই জমা রাখে
@@ -161,6 +162,8 @@ def check_reduce_dtype(answer, world, tolerance, sweep=None) -> Verdict:
         raise ValueError(f"world হবে 1 থেকে {communication.MAX_WORLD} (world size); পেয়েছি {w}")
     tol = finite_float(tolerance, "tolerance", positive=True)
     ref = _truth_sweep(w, sweep)
+    if isinstance(answer, str) and answer.strip().lower() == "direct":   # পাঠের নাম, চিত্রের লেবেলেও
+        answer = "bf16_wire_fp32_sum"
     key, early = choice_answer(answer, ref["errors"], "scheme", fold=str.lower)
     if early is not None:
         return early

@@ -29,7 +29,8 @@ __all__ = ["setup_bengali", "BENGALI_FONT", "FIELD_COLORS", "EVENT_STYLE", "ZERO
            "loss_curves_figure", "scale_resume_figure", "bench_figure", "activation_memory_figure",
            "zero_per_gpu_figure", "ledger_figure", "activation_growth_figure", "checkpoint_figure", "pruning_figure",
            "step_breakdown_figure", "fp8_scaling_figure", "fp8_speed_figure", "capstone_curves_figure",
-           "overfitting_figure", "capstone_scale_figure", "comm_error_figure"]
+           "capstone_precision_figure", "overfitting_figure", "capstone_scale_figure", "comm_error_figure",
+           "ring_reduce_scatter_figure", "rank_bytes_figure"]
 
 BENGALI_FONT = "Hind Siliguri"
 # বিটের অংশের রং — চিত্র আর widget দুই জায়গাতেই একই (রং-অন্ধ পাঠকের জন্যও আলাদা করা যায় এমন)।
@@ -306,9 +307,9 @@ def loss_curves_figure(losses: dict, device: str, styles: dict | None = None):
         if name != "fp32" and "fp32" in losses:
             diff = [a - b for a, b in zip(values, losses["fp32"], strict=True)]
             ax_diff.plot(diff, color=color, lw=lw, label=f"{label} − FP32")
-    ax.set(xlabel="step", ylabel="প্রশিক্ষণের loss", title=f"একই মডেল, একই ডেটা ({device})")
+    ax.set(xlabel="ধাপ (step)", ylabel="প্রশিক্ষণের loss", title=f"একই মডেল, একই ডেটা ({device})")
     ax_diff.axhline(0, color="#444444", lw=1)
-    ax_diff.set(xlabel="step", ylabel="loss-এর পার্থক্য", title="FP32-এর থেকে কতটা সরে")
+    ax_diff.set(xlabel="ধাপ (step)", ylabel="loss-এর পার্থক্য", title="FP32-এর থেকে কতটা সরে")
     ax.legend()
     if ax_diff.get_legend_handles_labels()[0]:
         ax_diff.legend(fontsize=11)
@@ -331,7 +332,7 @@ def scale_resume_figure(straight, resumed, forgot, checkpoint_step: int):
     ax.axvline(checkpoint_step - 0.5, color="#999999", ls=":", lw=1.5)
     ax.text(checkpoint_step - 0.8, 2 ** 15, "checkpoint", fontsize=11, color="#666666", ha="right")
     ax.set_yscale("log", base=2)
-    ax.set(xlabel="step", ylabel="loss scale (লগ স্কেল)",
+    ax.set(xlabel="ধাপ (step)", ylabel="loss scale (লগ স্কেল)",
            title="scaler না রাখলে resume-এর পর scale আবার নিচে নামার পথ খোঁজে")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper right", fontsize=11)
@@ -534,9 +535,30 @@ def capstone_curves_figure(curves: dict, bigram_bpc: float, title: str):
         ax.plot([p["step"] for p in points], [p["bpc"] for p in points], marker="o", ms=4, lw=2,
                 color=color, label=name)
     ax.axhline(bigram_bpc, color="#d62728", ls="--", lw=1.5, label=f"bigram ({bigram_bpc:.2f})")
-    ax.set(xlabel="step", ylabel="held-out bits per character", title=title)
+    ax.set(xlabel="ধাপ (step)", ylabel="held-out bits per character", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=11)
+    return fig
+
+
+def capstone_precision_figure(curves: dict, bigram_bpc: float, title: str):
+    """পাঠ ০৮: দুই precision-এর held-out bpc বনাম ধাপ (বাঁয়ে, bigram-সহ) আর তাদের পার্থক্য (ডানে, দ্বিতীয় − প্রথম, যে
+    ধাপে দুটোই মাপা); curves = {নাম: [{step, bpc}]}, ঠিক দুটি। পাঠ ০৩-এর চিত্রের মতো পার্থক্যের আলাদা প্যানেল।"""
+    (first, a), (second, b) = curves.items()
+    fig, (ax, ax_diff) = plt.subplots(1, 2, figsize=(12, 4.6), layout="tight", width_ratios=(3, 2))
+    for (name, points), color in ((first, a), "#444444"), ((second, b), "#ff7f0e"):
+        ax.plot([p["step"] for p in points], [p["bpc"] for p in points], marker="o", ms=4, lw=2, color=color,
+                label=name)
+    ax.axhline(bigram_bpc, color="#d62728", ls="--", lw=1.5, label=f"bigram ({bigram_bpc:.2f})")
+    ax.set(xlabel="ধাপ (step)", ylabel="held-out bits per character", title=title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=11)
+    other = {p["step"]: p["bpc"] for p in b}
+    pairs = [(p["step"], other[p["step"]] - p["bpc"]) for p in a if p["step"] in other]
+    ax_diff.axhline(0, color="#444444", lw=1)
+    ax_diff.plot([st for st, _ in pairs], [d for _, d in pairs], marker="o", ms=4, lw=2, color="#ff7f0e")
+    ax_diff.set(xlabel="ধাপ (step)", ylabel=f"{second} − {first} (bpc)", title=f"{first}-এর থেকে কতটা সরে")
+    ax_diff.grid(alpha=0.3)
     return fig
 
 
@@ -555,7 +577,7 @@ def overfitting_figure(runs: dict, title: str):
         ax.annotate(f"সেরা: step {steps[best]}, {held[best]:.2f}", (steps[best], held[best]),
                     textcoords="offset points", xytext=(0, 14 if i % 2 == 0 else -24), ha="center", fontsize=10,
                     color=color)
-    ax.set(xlabel="step", ylabel="bits per character", title=title)
+    ax.set(xlabel="ধাপ (step)", ylabel="bits per character", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=10, ncol=2)
     return fig
@@ -569,7 +591,7 @@ def capstone_scale_figure(scales, skipped, start_step: int = 0, title: str = "")
     ax.scatter(skipped, [scales[s - start_step] for s in skipped], color="#d62728", s=40, zorder=3,
                label="বাদ-পড়া ধাপ (overflow)")
     ax.set_yscale("log", base=2)
-    ax.set(xlabel="step", ylabel="loss scale (লগ স্কেল)", title=title)
+    ax.set(xlabel="ধাপ (step)", ylabel="loss scale (লগ স্কেল)", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=11)
     return fig
@@ -578,14 +600,16 @@ def capstone_scale_figure(scales, skipped, start_step: int = 0, title: str = "")
 # ---------------------------------------------------------------- পাঠ ০৯: যোগাযোগের precision
 
 # communication.SCHEMES-এর প্রতিটি scheme-এর (রং, marker, লেবেল); অচেনা scheme পায় বাকি রংগুলো
-_COMM_STYLES = {"fp32": ("#444444", "o", "FP32"), "bf16": ("#ff7f0e", "s", "BF16 (ring)"),
-                "fp16": ("#1f77b4", "^", "FP16 (ring, আগে-পরে ভাগ)"),
-                "bf16_wire_fp32_sum": ("#2ca02c", "D", "BF16 তারে, FP32-এ যোগ (direct)")}
+# লেবেলে SCHEMES-এর নামটাও (বন্ধনীতে), যাতে অনুশীলনীর উত্তর চিত্র থেকেই পড়া যায়
+_COMM_STYLES = {"fp32": ("#444444", "o", "FP32, ring (fp32)"), "bf16": ("#ff7f0e", "s", "BF16, ring (bf16)"),
+                "fp16": ("#1f77b4", "^", "FP16, ring, আগে-পরে ভাগ (fp16)"),
+                "bf16_wire_fp32_sum": ("#2ca02c", "D", "direct: BF16 তারে, FP32-এ যোগ (bf16_wire_fp32_sum)")}
 
 
-def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
+def comm_error_figure(sweep: dict, tolerance=None, ax=None):
     """পাঠ ০৯: rank-এর সংখ্যা W বনাম গড় gradient-এর আপেক্ষিক ত্রুটি (log-log), sweep = error_sweep()-এর ফল থেকে:
-    প্রতিটি scheme-এর একটি রেখা, সঠিক গড়কে একবার BF16-এ round করার ত্রুটি ভাঙা রেখায়, চাইলে সহনসীমার রেখা।"""
+    প্রতিটি scheme-এর একটি রেখা (লেবেলে scheme-এর নাম), সঠিক গড়কে একবার BF16-এ round করার ত্রুটি ভাঙা রেখায়, চাইলে
+    সহনসীমার রেখা (tolerance: একটি সংখ্যা বা কয়েকটির তালিকা)।"""
     if ax is None:
         _, ax = plt.subplots(figsize=(11.5, 5))
     worlds = sweep["worlds"]
@@ -595,8 +619,9 @@ def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
         ax.plot(worlds, [max(e, 1e-12) for e in errors], marker=marker, ms=5, lw=2, color=color, label=label)
     ax.plot(worlds, sweep["bf16_rounding_floor"], ls="--", lw=1.5, color="#7f7f7f",
             label="সঠিক গড়কে একবার BF16-এ round (bf16_rounding_floor)")
-    if tolerance is not None:
-        ax.axhline(tolerance, color="#d62728", ls=":", lw=1.8, label=f"সহনসীমা ({tolerance:g})")
+    lines = [] if tolerance is None else [tolerance] if isinstance(tolerance, (int, float)) else list(tolerance)
+    for value, color in zip(lines, ["#d62728", "#9467bd", "#8c564b"], strict=False):
+        ax.axhline(value, color=color, ls=":", lw=1.8, label=f"সহনসীমা ({value:g})")
     ax.set_xscale("log", base=2)
     ax.set_xticks(worlds, [str(w) for w in worlds])
     ax.set(yscale="log", xlabel="rank-এর সংখ্যা (W)", ylabel="আপেক্ষিক ত্রুটি (FP64-এর গড়ের তুলনায়)",
@@ -605,3 +630,54 @@ def comm_error_figure(sweep: dict, tolerance: float | None = None, ax=None):
     ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))     # অক্ষের ডানে: কোনো রেখা ঢাকে না
     ax.figure.tight_layout()
     return ax.figure
+
+
+def ring_reduce_scatter_figure(world: int = 4):
+    """পাঠ ০৯: ring reduce-scatter, world টি rank (২–৬), প্রতিটি hop একটি প্যানেলে: segment s-এর যোগ শুরু rank s+1-এ,
+    hop h-এ rank (s+h) mod W তার আংশিক যোগফল পাশের rank-কে পাঠায় (communication.ring_order_sum-এর ক্রম); শেষ
+    প্যানেলে প্রতিটি rank-এর কাছে নিজের segment-এর পুরো যোগফল। তীরের লেখা: "s<segment>: g<rank>+…"।"""
+    angles = [math.pi / 2 - 2 * math.pi * r / world for r in range(world)]
+    where = [(math.cos(t), math.sin(t)) for t in angles]
+    fig, axes = plt.subplots(1, world, figsize=(4.2 * world, 4.6), layout="tight")
+    for hop, ax in enumerate(axes, start=1):
+        ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal")
+        ax.axis("off")
+        last = hop == world
+        ax.set_title("শেষে: প্রতিটি rank-এর নিজের segment" if last else f"hop {hop}", fontsize=12)
+        for r, (x, y) in enumerate(where):
+            held = f"\ns{r}: " + "+".join(f"g{(r + 1 + k) % world}" for k in range(world)) if last else ""
+            ax.text(x, y, f"rank {r}{held}", ha="center", va="center", fontsize=10,
+                    bbox={"boxstyle": "round", "fc": "#dbe9f6" if last else "white", "ec": "#1f77b4"})
+        if last:
+            continue
+        for s in range(world):
+            src, dst = (s + hop) % world, (s + hop + 1) % world
+            (x0, y0), (x1, y1) = where[src], where[dst]
+            ax.annotate("", xy=(0.72 * x1 + 0.28 * x0, 0.72 * y1 + 0.28 * y0),
+                        xytext=(0.72 * x0 + 0.28 * x1, 0.72 * y0 + 0.28 * y1),
+                        arrowprops={"arrowstyle": "->", "color": "#ff7f0e", "lw": 1.8})
+            label = f"s{s}: " + "+".join(f"g{(s + 1 + k) % world}" for k in range(hop))
+            ax.text((x0 + x1) * 0.72, (y0 + y1) * 0.72, label, ha="center", va="center", fontsize=10,
+                    color="#8c3b00")                                     # তীরের বাইরের দিকে, তীর ঢাকে না
+    fig.suptitle(f"ring reduce-scatter, {world}টি rank: প্রতিটি hop-এ আংশিক যোগফল তারের dtype-এ round হয়ে পাশের "
+                 f"rank-এ যায় ({world - 1}টি hop)", fontsize=12)
+    return fig
+
+
+def rank_bytes_figure(worlds, per_weight: dict, title: str = ""):
+    """পাঠ ০৯: GPU-র সংখ্যা N বনাম প্রতি rank-এ model state, ওজনপ্রতি বাইটে; per_weight = {নাম: [N-প্রতি মান]}
+    (পাঠ নিজে ZeRO-র সূত্র থেকে হিসাব করে দেয়)। x আর y দুটোই log₂।"""
+    fig, ax = plt.subplots(figsize=(10, 4.8), layout="tight")
+    styles = iter([("#7f7f7f", "o", "-"), ("#1f77b4", "s", "-"), ("#ff7f0e", "^", "-"), ("#2ca02c", "D", "--"),
+                   ("#9467bd", "x", ":")])
+    for name, values in per_weight.items():
+        color, marker, ls = next(styles)
+        ax.plot(worlds, values, marker=marker, ms=6, lw=2, ls=ls, color=color, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(worlds, [str(w) for w in worlds])
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))   # 2⁴ নয়, 16
+    ax.set(xlabel="GPU-র সংখ্যা (N)", ylabel="প্রতি rank-এ বাইট, প্রতি ওজনে", title=title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=10)
+    return fig
