@@ -7,9 +7,10 @@ Two oracles:
   screen — a print-like call, a figure, or a bare expression as the last statement (Jupyter displays it) — and each
   one must be a check_...() call (its verdict), the fixed line SOLVED, or sit inside
   `with contextlib.redirect_stdout(...)`.
-- On request (MISHRAN_RUN_SOLUTIONS=1; each lesson runs in full, 30-120 s on 2 cores): the lesson is executed with
-  nbclient, and every line each solution cell printed must be a verdict line — the checker's right answer ("ঠিক! ...")
-  or SOLVED — with no figure or rich output. This is the real thing; the static rule is how `make test` holds it fast.
+- Executed: `make test`'s browser lane runs every lesson in JupyterLab (Run All) and checks the saved copy with
+  tests/browser/browser_support.solution_output_leaks — every line each solution cell printed must be a verdict line,
+  the checker's right answer ("ঠিক! ...") or SOLVED, with no figure or rich output. Without a browser, the same check
+  runs here on request (MISHRAN_RUN_SOLUTIONS=1; each lesson in full with nbclient, 30-120 s on 2 cores).
 """
 import ast
 import json

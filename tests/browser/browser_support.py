@@ -307,3 +307,29 @@ def checked_output_mismatches(executed: Path, reference: Path) -> list[str]:
         if why:
             found.append(f"{reference.name}, cell {i} (tagged {CHECK_TAG}):\n{why}")
     return found
+
+
+SOLVED = "সমাধান যাচাই হলো (the solution checks)।"        # the fixed line a silenced solution cell may print
+RIGHT = "ঠিক!"                                            # mishran.exercises.core.say's mark for a right answer
+
+
+def solution_output_leaks(executed: Path) -> dict:
+    """Run All must not print an exercise's answer: every line a hidden solution cell (tag solution) showed in the
+    copy JupyterLab ran and saved, beyond a checker's verdict ("ঠিক! …", its indented continuation lines, or SOLVED).
+    A figure or other rich output counts as a line. Returns {cell: [lines]}; tests/test_solution_cells.py holds the
+    same rule statically for every `make test`."""
+    import nbformat
+    found = {}
+    for i, cell in enumerate(nbformat.read(executed, as_version=4).cells):
+        if "solution" not in cell.metadata.get("tags", []):
+            continue
+        lines = []
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                lines += [ln for ln in out.text.splitlines() if ln.strip()]
+            elif out.output_type in ("display_data", "execute_result"):
+                lines.append(f"<{out.output_type}: {sorted(out.get('data', {}))}>")
+        extra = [ln for ln in lines if not (ln.startswith(RIGHT) or ln == SOLVED or ln.startswith("   "))]
+        if extra:
+            found[i] = extra
+    return found

@@ -26,6 +26,7 @@ from browser_support import (
     checked_output_mismatches,
     lesson_names,
     lesson_source_dir,
+    solution_output_leaks,
 )
 
 # How long Run All may take: the course's per-lesson limit on a CPU, the same that conftest.py holds nbval's run
@@ -301,6 +302,8 @@ def test_lesson_in_jupyterlab(lesson, lab_page, shots, record_property):
         shutil.copy2(lab_page.lab.root / "notebooks" / lesson, EXECUTED / lesson)
         mismatches = checked_output_mismatches(EXECUTED / lesson, lesson_source_dir() / lesson)
         assert not mismatches, f"{lesson}: checked outputs differ from the stored ones:\n" + "\n".join(mismatches)
+        leaks = solution_output_leaks(EXECUTED / lesson)
+        assert not leaks, f"{lesson}: hidden solution cells printed more than a checker's verdict: {leaks}"
 
         # Bengali with a Bengali font, in the prose and in a cell's printed output
         bn_families = bengali_font_families()
