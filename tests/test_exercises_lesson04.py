@@ -97,3 +97,70 @@ def test_each_rank_taking_its_own_mean_weighs_a_rank_not_a_token(capsys):
 @pytest.mark.parametrize("answer", [None, "", [], {}, {"A": None, "B": None}, {"A": float("nan"), "B": 1}])
 def test_no_sync_placement_never_raises_on_odd_answers(answer):
     assert not l04.check_no_sync_placement(answer)
+
+
+# ---------- every wrong answer a hint anticipates is refused, with its own hint (issue 33, item 21) ----------
+
+def test_partial_step_weight_answers_the_right_rules_sum_with_its_own_hint(capsys):
+    """By hand (PARTIAL_STEP: 8, 8, 6 under k = 4): the loop gives 3 × 1/4 = 0.75. The answer the hint singles out is
+    1, what the right rule (n_i / N) would give; the others get the step-by-step hint."""
+    assert not l04.check_partial_step_weight(1)
+    assert "ঠিক নিয়মে (n_i / N)" in capsys.readouterr().out
+    for wrong in (22 / 32, 0.25, 3, 22 / 4):          # a full window's N, one micro-batch, the count, 22 / k
+        assert not l04.check_partial_step_weight(wrong), wrong
+        hint = capsys.readouterr().out
+        assert "ঠিক নিয়মে" not in hint and "গড় loss = তার উদাহরণগুলোর loss-এর যোগফল" in hint, wrong
+
+
+def test_every_line_but_the_one_that_syncs_first_is_refused(capsys):
+    """Exercise 04.3: read off the loop by hand, `sync = micro_step == 0` lets only the first of the k micro-batches
+    allreduce; every other line is as it should be (the scaler's unscale_ before clipping, loss / accum, ...) and
+    must be refused with the hand-run hint, never the line's number."""
+    lines = l04.BUGGY_ACCUMULATION_LOOP.splitlines()
+    buggy = next(i for i, line in enumerate(lines, start=1) if "sync = micro_step == 0" in line)
+    capsys.readouterr()
+    for line in range(1, len(lines) + 1):
+        if line == buggy:
+            continue
+        assert not l04.check_accumulation_bug(line), line
+        hint = capsys.readouterr().out
+        assert f"লাইন {line} ঠিক আছে" in hint and "micro_step ০, ১, ২, ৩" in hint, line
+        assert str(buggy) not in hint.replace(f"লাইন {line}", ""), line
+    for outside in (0, -4, len(lines) + 1):
+        assert not l04.check_accumulation_bug(outside), outside
+        assert "এখনো হয়নি" in capsys.readouterr().out
+
+
+def test_micro_and_k_names_what_is_wrong_with_each_plan(capsys):
+    """By hand: fixed 10, 3 per example, budget 40 → micro ≤ 10; 2 ranks share 64 → 32 per rank, the largest
+    divisor ≤ 10 is 8 → k = 4. Each slip gets its own hint: the world size forgotten (8 × 8 = 64 on one rank makes
+    128 on two), a micro-batch that does not fit, one that fits but is not the largest."""
+    args = (40, 10, 3)
+    assert not l04.check_micro_and_k({"micro": 8, "k": 8}, *args, target=64, world=2)
+    assert "micro × k × world" in capsys.readouterr().out
+    assert not l04.check_micro_and_k({"micro": 32, "k": 1}, *args, target=64, world=2)   # no accumulation at all
+    assert "এই micro-batch ধরে না" in capsys.readouterr().out
+    for small in ({"micro": 4, "k": 8}, {"micro": 2, "k": 16}, {"micro": 1, "k": 32}):
+        assert not l04.check_micro_and_k(small, *args, target=64, world=2), small
+        assert "আরও বড় micro-batch-ও ধরে" in capsys.readouterr().out
+    # 10 fits (10 + 10 × 3 = 40) but does not divide 32: k would not be a whole number
+    assert not l04.check_micro_and_k({"micro": 10, "k": 3.2}, *args, target=64, world=2)
+    assert not l04.check_micro_and_k({"micro": 10, "k": 3}, *args, target=64, world=2)
+
+
+def test_rank_mean_weights_names_the_equal_weight_slip_and_refuses_unnormalised_weights(capsys):
+    """By hand (12 and 60 tokens, right weight 1/72): rank 0's own mean weighs a token 1/12, DDP's average halves it
+    to 1/24 = 3/72; rank 1: 1/120 = 0.6/72. The hint singles out "1 each" (as if each token counted the same);
+    the raw weights 1/24 and 1/120 (not divided by the right weight) and the missing DDP average are refused too."""
+    assert not l04.check_rank_mean_weights({"rank0": 1, "rank1": 1})
+    assert "১ হতো, যদি" in capsys.readouterr().out
+    for wrong in ({"rank0": 1 / 24, "rank1": 1 / 120}, {"rank0": 6, "rank1": 1.2}, {"rank0": 72 / 12, "rank1": 0.6}):
+        assert not l04.check_rank_mean_weights(wrong), wrong
+        hint = capsys.readouterr().out
+        assert "DDP দুই process-এর gradient যোগ করে" in hint and "১ হতো" not in hint, wrong
+
+
+def test_a_fractional_line_number_is_not_read_as_its_whole_part(capsys):
+    """int(4.5) is 4, the buggy line: a learner who typed 4.5 must be told it is not a line number, not praised."""
+    assert not l04.check_accumulation_bug(4.5) and "line number" in capsys.readouterr().out
+    assert l04.check_accumulation_bug(4.0) and l04.check_accumulation_bug("4")

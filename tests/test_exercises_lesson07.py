@@ -85,3 +85,99 @@ def test_exercise_3_prompt_does_not_name_the_binade():
     prompt = next("".join(c["source"]) for c in nb["cells"]
                   if c["cell_type"] == "markdown" and "`FP8_EXAMPLE`" in "".join(c["source"]))
     assert "8192" not in prompt and "16384" not in prompt
+
+
+# ---------- every wrong answer a hint anticipates is refused, with its own hint (issue 33, item 21) ----------
+
+def test_mfu_slips_each_get_the_hint_written_for_them(capsys):
+    """By hand (the docstring above: about 1.21× the model's FLOPs, MFU ≈ 0.37). 0.45 is "checkpointing changes
+    nothing" and 0.45 × 1.21 ≈ 0.545 counts the recomputed FLOPs as useful: both get the numerator hint. A whole
+    forward again makes the step (1 + 2 + 1) / (1 + 2) = 4/3 longer, MFU 0.45 × 3/4 = 0.3375: the recompute hint.
+    Far-off answers get the general one."""
+    for wrong in (0.45, "45", 0.545):
+        assert not ex.check_mfu_with_checkpointing(wrong), wrong
+        assert "MFU-র লবে কোন FLOP" in capsys.readouterr().out, wrong
+    for wrong in (0.3375, "33.75"):
+        assert not ex.check_mfu_with_checkpointing(wrong), wrong
+        assert "পুরো forward আবার চলে" in capsys.readouterr().out, wrong
+    for wrong in (0.2, 0.3, "15"):
+        assert not ex.check_mfu_with_checkpointing(wrong), wrong
+        hint = capsys.readouterr().out
+        assert "ধাপ কত গুণ লম্বা হয়" in hint and "পুরো forward আবার চলে" not in hint, wrong
+
+
+def test_sharded_vocab_hints_say_which_condition_fails(capsys):
+    """By hand: 49 × 1024 = 50176 is the smallest vocab ≥ 50001 that 8 equal shards of a multiple of 128 make
+    (torch.chunk gives 8 × 6272 = 8 × 49 × 128). The one-GPU answer 50048 = 391 × 128 and GPT-2's padded 50304
+    split into shards of 6256 and 6288, not multiples of 128; 50001 does not even split evenly."""
+    shards = torch.arange(50176).chunk(8)
+    assert len(shards) == 8 and {len(s) for s in shards} == {6272} and 6272 % 128 == 0
+    for wrong, sizes in ((50048, [6256]), (50304, [6288]), (50001, [6244, 6251])):
+        assert sorted({len(s) for s in torch.arange(wrong).chunk(8)}) == sizes, wrong
+        assert not ex.check_sharded_vocab(wrong), wrong
+        hint = capsys.readouterr().out
+        assert str(sizes) in hint and "matmul কি" in hint and "50176" not in hint, wrong
+    assert not ex.check_sharded_vocab(49152)                     # 48 × 1024: too few rows
+    assert "token আঁটে না" in capsys.readouterr().out
+    assert not ex.check_sharded_vocab(51200)                     # 50 × 1024: fits, but one 1024 too many
+    assert "এর চেয়ে ছোট একটি মাপও" in capsys.readouterr().out
+    assert not ex.check_sharded_vocab(10 ** 9)
+    assert "সব token রাখতে এর অনেক কম লাগে" in capsys.readouterr().out
+    for typo in (50176.5, "পঞ্চাশ হাজার", math.nan):
+        assert not ex.check_sharded_vocab(typo), typo
+        assert "an integer" in capsys.readouterr().out
+
+
+def test_fp8_roundtrip_slips_each_get_their_own_hint(capsys):
+    """By hand (as above): scale 57344 / 1.2e-3; 3.1e-4 × scale = 14813.9 lies in [8192, 16384), where E5M2's step is
+    2048: the neighbours are 14336 and 16384, the nearer is 14336 — torch's own E5M2 cast agrees. The slips: the
+    scale inverted, E4M3's max, no rounding, the FP8 value not unscaled, the farther neighbour."""
+    scale = 57344 / 1.2e-3
+    fp8_value = torch.tensor(3.1e-4 * scale).to(torch.float8_e5m2).float().item()
+    assert fp8_value == 14336
+    restored = fp8_value / scale
+    assert ex.check_fp8_roundtrip(scale, restored)
+    capsys.readouterr()
+    slips = {(1 / scale, restored): "scale উল্টো হয়েছে", (448 / 1.2e-3, restored): "E5M2-এর max কত",
+             (scale, 3.1e-4): "এটা তো আসল মানই", (scale, fp8_value): "scale ঠিক, ফেরত মান মেলেনি",
+             (scale, 16384 / scale): "scale ঠিক, ফেরত মান মেলেনি"}
+    for (s, r), words in slips.items():
+        assert not ex.check_fp8_roundtrip(s, r), words
+        hint = capsys.readouterr().out
+        assert words in hint and "14336" not in hint and "4.778" not in hint, words
+    assert not ex.check_fp8_roundtrip("x", restored) and not ex.check_fp8_roundtrip(scale, math.inf)
+
+
+def test_fp8_step_speedup_refuses_the_cast_cost_counted_anywhere_but_on_the_old_matmul_time(capsys):
+    """By hand: the cast costs 10% of the BF16 matmul time, 0.1 × 0.6 = 0.06 of the step: 0.4 + 0.375 + 0.06 = 0.835
+    → 1.198×. Charging it on the whole step (0.4 + 0.375 + 0.1 = 0.875 → 1.143×) or on the FP8 matmul time
+    (0.4 + 0.375 + 0.0375 = 0.8125 → 1.231×) is the slip the hint's third sentence is for; 0.198 is the gain, not
+    the factor."""
+    for wrong in (1 / 0.875, 1 / 0.8125, 0.198, 19.8):
+        assert not ex.check_fp8_step_speedup(wrong), wrong
+        assert "cast_overhead × matmul_share" in capsys.readouterr().out, wrong
+
+
+def test_a_half_fixed_or_unscaled_fp8_matmul_is_refused(capsys):
+    """The bug is the inverted scale; a fix must also turn the result back to real units and use E4M3. Each variant
+    here gets one part wrong, and the hint names scale direction and unscaling."""
+    def matmul(a, b, fmt="fp8_e4m3", fix_a=True, fix_b=True, back=lambda out, sa, sb: out / (sa * sb)):
+        fmax = 448.0
+        sa = fmax / fp8.amax(a) if fix_a else fp8.amax(a) / fmax
+        sb = fmax / fp8.amax(b) if fix_b else fp8.amax(b) / fmax
+        return back(fp8.quantize(a, fmt, sa) @ fp8.quantize(b, fmt, sb), sa, sb)
+
+    assert ex.check_fp8_matmul_fix(matmul)
+    capsys.readouterr()
+    variants = {
+        "only a's scale fixed": lambda a, b: matmul(a, b, fix_b=False),
+        "not unscaled": lambda a, b: matmul(a, b, back=lambda out, sa, sb: out),
+        "multiplied back": lambda a, b: matmul(a, b, back=lambda out, sa, sb: out * (sa * sb)),
+        "unscaled by one side only": lambda a, b: matmul(a, b, back=lambda out, sa, sb: out / sa),
+        "E5M2 instead of E4M3": lambda a, b: matmul(a, b, fmt="fp8_e5m2"),
+    }
+    for name, fn in variants.items():
+        assert not ex.check_fp8_matmul_fix(fn), name
+        assert "ফল আসল এককে ফেরাতে" in capsys.readouterr().out, name
+    assert not ex.check_fp8_matmul_fix(lambda a, b: (a @ b)[:1])           # the wrong shape
+    assert "আকারের tensor" in capsys.readouterr().out

@@ -100,7 +100,7 @@ def check_formats_for_range(smallest: float, largest: float, answer) -> Verdict:
     if is_blank(answer):
         return blank_verdict()
     try:
-        chosen = {str(a) for a in answer} if not isinstance(answer, str) else {answer}
+        chosen = {str(a).strip().lower() for a in answer} if not isinstance(answer, str) else {answer.strip().lower()}
     except TypeError:
         return say(False, f"ফরম্যাটের নামের একটি set দাও (a set of names), যেমন {{'fp16'}}; পেয়েছি {answer!r}।", form=True)
     unknown = chosen - set(RANGE_FORMATS)

@@ -160,7 +160,10 @@ def check_accumulation_bug(answer) -> Verdict:
         return blank_verdict()
     try:
         line = int(answer)
+        whole = line == float(answer)                 # 4.5 নয়: int() ছেঁটে 4 বানাত
     except (TypeError, ValueError, OverflowError):   # OverflowError: int(inf)
+        whole = False
+    if not whole:
         return say(False, f"উত্তর একটি লাইন নম্বর (line number), ১ থেকে গোনা; পেয়েছি {answer!r}।", form=True)
     n_lines = len(BUGGY_ACCUMULATION_LOOP.splitlines())
     if line == _BUGGY_ACCUMULATION_LINE:
