@@ -99,7 +99,7 @@ def test_rescore_refuses_a_record_that_is_not_a_check():
 
 
 def test_a_typo_is_told_at_once_and_recorded_as_invalid_not_as_wrong(grading, capsys):
-    for call, told in ((lambda: lesson01.check_formats_for_range(3e-9, 20.0, {"FP32"}), "অচেনা নাম"),
+    for call, told in ((lambda: lesson01.check_formats_for_range(3e-9, 20.0, {"FP23"}), "অচেনা নাম"),
                        (lambda: lesson01.check_bf16_round(0.3, "1.3b"), "একটি সংখ্যা হওয়া চাই")):
         assert not call()                                   # not the "submitted" truth a real answer gets
         out = capsys.readouterr().out

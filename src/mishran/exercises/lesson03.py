@@ -1,5 +1,5 @@
-"""পাঠ ০৩ (AMP-এর training loop) অনুশীলনীর যাচাই: GradScaler-এর scale-এর ধারা, মেমরির বাজেট, নতুন torch.amp API,
-forward-এর overflow।"""
+"""পাঠ ০৩ (AMP-এর training loop) অনুশীলনীর যাচাই: epoch-লুপের নীরব ভুল, মেমরির বাজেটে পথ বাছাই, নতুন torch.amp
+API, forward-এর overflow।"""
 from __future__ import annotations
 
 import copy
@@ -9,11 +9,13 @@ import torch
 import torch.nn.functional as F
 
 from mishran import precision
+from mishran.data import synthetic_regression
+from mishran.models.mlp import MLP
 
-from .core import Verdict, blank_verdict, check_fields, choice_answer, dict_answer, function_answer, is_blank, say
+from .core import Verdict, choice_answer, dict_answer, finite_number, function_answer, number_answer, say
 
-__all__ = ["MEMORY_BUDGET", "OVERFLOW_FIXES", "check_max_micro_batch", "check_modern_amp_step",
-           "check_overflow_diagnosis", "check_scale_sequence"]
+__all__ = ["EPOCH_LOOP", "MEMORY_BUDGET", "MEMORY_SETUPS", "OVERFLOW_FIXES", "check_epoch_loop_bug",
+           "check_memory_choice", "check_modern_amp_step", "check_overflow_diagnosis", "run_epoch_loop"]
 
 
 def _low_dtype(device):
@@ -135,70 +137,166 @@ def check_modern_amp_step(step_fn, device="cpu") -> Verdict:
                       "scaler.step overflow-এ step বাদ দেয়, update scale অর্ধেক করে।")
 
 
-def _torch_scale_sequence(pattern, init_scale: float, growth_interval: int) -> list:
-    """torch-এর নিজের GradScaler চালিয়ে প্রতিটি update()-এর পরের scale (oracle: torch নিজেই)।"""
-    w = torch.nn.Parameter(torch.zeros(1))
-    opt = torch.optim.SGD([w], lr=0.0)
-    scaler = torch.amp.GradScaler("cpu", init_scale=init_scale, growth_interval=growth_interval)
-    scales = []
-    for overflow in pattern:
-        scaler.scale(torch.ones(()))                  # scaler-কে এই ধাপের scale জানায়, যেমন scale(loss)
-        w.grad = torch.full((1,), float("inf") if overflow else scaler.get_scale())
-        scaler.step(opt)
+EPOCH_LOOP = """\
+model.train()
+for epoch in range(epochs):
+    scaler = torch.amp.GradScaler(device)
+    order = torch.Generator().manual_seed(epoch)
+    for x, y in batches(order):
+        with torch.amp.autocast(device, dtype=torch.float16):
+            loss = F.mse_loss(model(x).float(), y)
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
         scaler.update()
+        optimizer.zero_grad(set_to_none=True)
         scales.append(scaler.get_scale())
-    return scales
+"""
+"""অনুশীলনী ০৩.১: FP16-এর একটি epoch-লুপ, এক লাইনে নীরব ভুল — প্রতিটি epoch কয়েকটি ব্যাচ নষ্ট করে।"""
+
+_EPOCH_LOOP_BUG = 3               # scaler প্রতি epoch-এ নতুন: শেখা scale আর growth-এর গোনা মুছে যায়
 
 
-def check_scale_sequence(pattern, answer, init_scale: float = 2.0 ** 10, growth_interval: int = 3) -> Verdict:
-    """অনুশীলনী ০৩.১ (আগে অনুমান, তারপর চালাও): overflow-এর ধারায় প্রতিটি update()-এর পরে GradScaler-এর scale।"""
-    if is_blank(answer):
-        return blank_verdict()
-    pattern = [bool(p) for p in pattern]
-    try:
-        given = [float(a) for a in answer]
-    except (TypeError, ValueError):
-        return say(False, f"প্রতিটি ধাপের জন্য একটি সংখ্যা, একটি list-এ (a list of numbers); পেয়েছি {answer!r}।", form=True)
-    if len(given) != len(pattern):
-        return say(False, f"ধারায় {len(pattern)}টি ধাপ, তুমি দিয়েছ {len(given)}টি সংখ্যা।", form=True)
-    truth = _torch_scale_sequence(pattern, init_scale, growth_interval)
-    if given == truth:
-        return say(True, "torch-এর GradScaler ঠিক এই ধারাই দিল: overflow-এ অর্ধেক আর গোনা শূন্য; টানা "
-                          f"{growth_interval}টি ঠিকঠাক ধাপের পর দ্বিগুণ, তারপর গোনা আবার শূন্য থেকে।")
-    first = next(i for i, (a, b) in enumerate(zip(given, truth, strict=True)) if a != b)
-    if pattern[first]:
-        why = "এই ধাপে overflow: update() কী করে, আর টানা ঠিকঠাক ধাপের গোনাটা তখন কোথায় যায়?"
-    else:
-        why = (f"এই ধাপে overflow নেই। শেষ overflow (বা শুরু) থেকে কয়টি টানা ঠিকঠাক ধাপ হলো গোনো; scale বাড়ে ঠিক "
-               f"{growth_interval}-তম ঠিকঠাক ধাপে, আর তারপর গোনা আবার শূন্য থেকে শুরু হয়।")
-    return say(False, f"ধাপ {first} (শূন্য থেকে গোনা) পর্যন্ত মেলেনি। {why}")
+def run_epoch_loop(loop: str = EPOCH_LOOP, device="cpu", epochs: int = 3, batch: int = 32) -> dict:
+    """লুপটা একটি ছোট regression-এ চালায় (পাঠ ০৩, অনুশীলনী ১): লক্ষ্যমান বড় আর noise-ভরা, তাই FP16-এ শুরুর
+    ৬৫৫৩৬ scale সবসময় overflow করে, আর scale-কে কয়েক ধাপ নামতে হয়। ফেরত {"scales": প্রতি epoch-এ প্রতি ধাপের
+    scale, "skipped": প্রতি epoch-এ বাদ-পড়া ধাপ (epoch-এর ভেতরে শূন্য থেকে গোনা)}।"""
+    x, y = synthetic_regression(n=256, d=8, seed=1, noise=1.0)
+    y = 5 * y                                     # বড় লক্ষ্যমান আর noise, বড় gradient: scale-কে নামতে হয়
+    model = MLP(8, 64, 1, n_layers=3, seed=0).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    scales, taken = [], set()
+    real_step = optimizer.step
+
+    def counted_step(*args, **kwargs):            # scaler.step কেবল ঠিকঠাক ধাপেই optimizer.step ডাকে
+        taken.add(len(scales))
+        return real_step(*args, **kwargs)
+
+    optimizer.step = counted_step
+
+    def batches(order):
+        perm = torch.randperm(len(x), generator=order)
+        for i in range(0, len(x), batch):
+            yield x[perm[i:i + batch]].to(device), y[perm[i:i + batch]].to(device)
+
+    names = {"torch": torch, "F": F, "model": model, "optimizer": optimizer, "batches": batches,
+             "device": torch.device(device).type, "epochs": epochs, "scales": scales}
+    exec(loop, names)                             # এই মডিউলের নিজের লুপ (বা তার সারানো রূপ), যা শিক্ষার্থী ছাপা দেখে
+    per_epoch = -(-len(x) // batch)
+    return {"scales": [scales[e * per_epoch:(e + 1) * per_epoch] for e in range(epochs)],
+            "skipped": [[i - e * per_epoch for i in range(e * per_epoch, (e + 1) * per_epoch) if i not in taken]
+                        for e in range(epochs)]}
 
 
-MEMORY_BUDGET = {"params": 350e6, "gpu_bytes": 24e9, "act_fp32_per_example": 1.0e9, "act_amp_per_example": 0.6e9}
-"""অনুশীলনী ০৩.২-এর সংখ্যা: ওজনের সংখ্যা, GPU-র মেমরি, আর প্রতি উদাহরণে activation (FP32 আর autocast-এ)।"""
+_ONCE_A_STEP = ("এই লাইন প্রতিটি ধাপে একইভাবে চলে, আর ৬ নম্বর অংশের ক্রমে ঠিক জায়গায় আছে। কিন্তু বাদ-পড়া ধাপগুলো "
+                "জমে প্রতিটি epoch-এর শুরুর দিকে। কোন লাইন epoch-এ একবার চলে, আর কী নতুন করে শুরু করে?")
+_LOOP_HINTS = {
+    1: "model.train() লুপের আগে একবারই চলে, আর শুধু dropout-এর মতো স্তরের ধরন বদলায়; epoch-এর শুরুতে যা ফিরে "
+       "ফিরে আসে, তার সঙ্গে এর যোগ নেই।",
+    2: "epoch-এর লুপ নিজে তো শুধু গোনে। তার ভেতরে epoch-এ একবার কী কী নতুন বানানো হয়?",
+    4: "প্রতি epoch-এ ব্যাচের নতুন ক্রম (shuffle) স্বাভাবিক; ব্যাচগুলো সেই একই, শুধু ক্রম আলাদা। তাতে প্রতি epoch-এর "
+       "প্রথম কয়েকটি ধাপেই overflow হবে কেন? ছাপা scale-গুলো দেখো: প্রতিটি epoch কোন scale থেকে নামতে শুরু করে?",
+    5: "ব্যাচ আসে এখান থেকে; এটা প্রতিটি ধাপে একইভাবে চলে। প্রতিটি epoch-এর শুরুতে scale কোথা থেকে শুরু হয়, "
+       "আর সেটা কে ঠিক করে?",
+    14: "এই লাইন শুধু খাতায় লেখে, প্রশিক্ষণে কিছু বদলায় না।",
+}
 
 
-def _max_micro_batches(budget: dict) -> dict:
-    psi = budget["params"]
-    states = 16 * psi                  # ওজন ৪ + gradient ৪ + Adam-এর দুটি গড় ৮: FP32 আর autocast দুটিতেই
-    cast_copies = 2 * psi              # autocast-এর ওজনের ১৬-বিট কপি: forward থেকে backward পর্যন্ত থাকে
-    free = budget["gpu_bytes"] - states
-    return {"fp32": int(free // budget["act_fp32_per_example"]),
-            "amp": int((free - cast_copies) // budget["act_amp_per_example"])}
-
-
-def check_max_micro_batch(answer, budget: dict | None = None) -> Verdict:
-    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): AdamW-এ FP32 আর autocast-এ সবচেয়ে বড় কোন micro-batch ধরে।"""
-    values, early = dict_answer(answer, ("fp32", "amp"), numbers=False)
+def check_epoch_loop_bug(answer) -> Verdict:
+    """অনুশীলনী ০৩.১ (ভুল খোঁজো): EPOCH_LOOP-এর কোন লাইনে (১ থেকে গোনা) সেই ভুল, যাতে প্রতিটি epoch ব্যাচ নষ্ট করে।"""
+    line, early = number_answer(answer, "উত্তর একটি লাইন নম্বর (line number), ১ থেকে গোনা")
     if early is not None:
         return early
-    truth = _max_micro_batches(budget or MEMORY_BUDGET)
-    hints = {"fp32": "fp32: AdamW-এ প্রতিটি ওজনের জন্য কয়টি FP32 সংখ্যা থাকে — ওজন, gradient, আর Adam-এর দুটি গড়? "
-                     "বাকি জায়গা activation-এর; micro-batch পূর্ণসংখ্যা, নিচের দিকে নাও।",
-             "amp": "amp: autocast মডেল বদলায় না — ওজন, gradient আর Adam-এর অবস্থা কোন dtype-এ থাকে? তার ওপর "
-                    "forward থেকে backward পর্যন্ত ওজনের একটি ১৬-বিট কপিও থাকে। শুধু কোন অংশটা ছোট হয়?"}
-    return check_fields(values, truth, hints, "model state দুই ক্ষেত্রেই প্রতি ওজনে ১৬ বাইট; autocast বাঁচায় "
-                                              "activation-এ, আর তাতেই বড় micro-batch ধরে।")
+    n_lines = len(EPOCH_LOOP.splitlines())
+    if not line.is_integer() or not 1 <= line <= n_lines:
+        return say(False, f"উত্তর ১ থেকে {n_lines}-এর একটি পূর্ণসংখ্যা (line number); পেয়েছি {answer!r}।", form=True)
+    if int(line) == _EPOCH_LOOP_BUG:
+        return say(True, "scaler যা শিখেছিল — কোন scale-এ overflow হয় না, আর টানা ঠিকঠাক ধাপের গোনা — এই লাইন প্রতি "
+                         "epoch-এ মুছে দেয়; নতুন scaler আবার শুরুর scale থেকে overflow করে করে নামে। লুপের আগে একবার "
+                         "বানাও — ঠিক যে কারণে checkpoint-এ scaler-এর অবস্থা রাখতে হয় (৭ নম্বর অংশ)।")
+    return say(False, f"লাইন {int(line)}: " + _LOOP_HINTS.get(int(line), _ONCE_A_STEP))
+
+
+MEMORY_BUDGET = {"params": 350e6, "gpu_bytes": 24e9, "lr": 1e-4, "need": 24, "act_fp32_per_example": 1.0e9,
+                 "act_amp_per_example": 0.6e9, "act_bf16_per_example": 0.5e9}
+"""অনুশীলনী ০৩.২-এর সংখ্যা: ওজনের সংখ্যা, GPU-র মেমরি, AdamW-এর learning rate, দরকারি micro-batch, আর প্রতি
+উদাহরণে activation — FP32-এ, autocast-এ, আর পুরো মডেল BF16-এ।"""
+
+MEMORY_SETUPS = {
+    "a": "FP32: autocast নেই",
+    "b": "torch.amp.autocast(device, dtype=torch.bfloat16), মডেল যেমন আছে",
+    "c": "model.to(torch.bfloat16): ওজন, gradient আর AdamW-এর দুটি গড় — সবই BF16",
+}
+"""অনুশীলনী ০৩.২-এর তিন পথ: কোনটায় দরকারি micro-batch ধরে আর প্রশিক্ষণও ঠিক চলে।"""
+
+
+def _largest_micro_batches(budget: dict) -> dict:
+    """প্রতিটি পথে সবচেয়ে বড় micro-batch: model state (FP32-এ ৪ + ৪ + ৮; autocast-এ তার ওপর ২ বাইটের cast
+    copy, যা backward শেষ না হওয়া পর্যন্ত থাকে; BF16-এ ২ + ২ + ২ + ২) বাদে বাকি জায়গা activation-এর।"""
+    psi, gpu = budget["params"], budget["gpu_bytes"]
+    return {"a": int((gpu - 16 * psi) // budget["act_fp32_per_example"]),
+            "b": int((gpu - 18 * psi) // budget["act_amp_per_example"]),
+            "c": int((gpu - 8 * psi) // budget["act_bf16_per_example"])}
+
+
+def _bf16_update_lost(lr: float) -> bool:
+    """১ থেকে শুরু একটি BF16 ওজনে (যেমন LayerNorm-এর) torch-এর AdamW-এর একটি ধাপ হারিয়ে যায় কি না।"""
+    w = torch.nn.Parameter(torch.ones(1, dtype=torch.bfloat16))
+    w.grad = torch.ones_like(w)
+    torch.optim.AdamW([w], lr=lr).step()
+    return w.item() == 1.0
+
+
+_SETUP_HINTS = {
+    "a": "a-তে micro-batch {need} ধরে কি? FP32-এ AdamW-এর model state প্রতি ওজনে কত বাইট, আর বাকি জায়গায় FP32-এর "
+         "activation কয়টি উদাহরণের — হিসাব করে দেখো।",
+    "b": "b-তে micro-batch {need} ধরে কি? autocast-এ model state প্রতি ওজনে কত বাইট, তার ওপর ওজনের ১৬-বিট কপি — "
+         "হিসাব করে দেখো।",
+    "c": "c-তে মেমরি সবচেয়ে কম লাগে, কিন্তু ওজন নিজেই BF16। AdamW-এর একটি ধাপে ওজন মোটামুটি lr পরিমাণ নড়ে; ১ থেকে "
+         "শুরু একটি ওজন (যেমন LayerNorm-এর) BF16-এ তার পাশের সংখ্যা থেকে কত দূরে (পাঠ ০১)? ৪ নম্বর অংশে FP16 ওজনে "
+         "1 − 0.0001-এর কী হয়েছিল?",
+}
+
+
+def _micro_batch_hint(micro: float, budget: dict, most: dict) -> str:
+    """autocast-এর micro-batch-এর চেনা ভুল হিসাবের ইঙ্গিত (উত্তর না বলে)।"""
+    psi, gpu, amp = budget["params"], budget["gpu_bytes"], budget["act_amp_per_example"]
+    if micro in ((gpu - 16 * psi) // amp, most["b"] + 1):
+        return ("ওজনের ১৬-বিট কপিটা (cast copy, প্রতি ওজনে ২ বাইট) গুনেছ? সেটা backward শেষ না হওয়া পর্যন্ত থাকে। "
+                "আর micro-batch পূর্ণসংখ্যা: মেমরিতে ধরতে হলে নিচের দিকে নাও।")
+    if micro in ((gpu - 8 * psi) // amp, (gpu - 10 * psi) // amp):
+        return ("autocast মডেল বদলায় না — ওজন, gradient আর AdamW-এর অবস্থা কোন dtype-এ থাকে? ১৬-বিট হয় কেবল "
+                "কিছু হিসাব আর ওজনের একটি কপি।")
+    return ("প্রতি ওজনে model state কত বাইট, তার ওপর ওজনের ১৬-বিট কপি; বাকি জায়গা autocast-এর activation-এর। "
+            "micro-batch পূর্ণসংখ্যা, নিচের দিকে।")
+
+
+def check_memory_choice(answer, budget: dict | None = None) -> Verdict:
+    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): MEMORY_SETUPS-এর কোন পথে micro-batch need ধরে আর ওজনের হালনাগাদও
+    হারায় না, আর সেই পথে সবচেয়ে বড় micro-batch।"""
+    values, early = dict_answer(answer, ("setup", "micro_batch"), numbers=False)
+    if early is not None:
+        return early
+    setup, early = choice_answer(values["setup"], MEMORY_SETUPS, "setup", fold=lambda s: s.lower().strip("()"))
+    if early is not None:
+        return early
+    micro = finite_number(values["micro_batch"])
+    if micro is None or not micro.is_integer():
+        return say(False, f"micro_batch একটি পূর্ণসংখ্যা (an integer); পেয়েছি {values['micro_batch']!r}।", form=True)
+    budget = budget or MEMORY_BUDGET
+    most = _largest_micro_batches(budget)
+    trains = {"a": True, "b": True, "c": not _bf16_update_lost(budget["lr"])}
+    good = [s for s in MEMORY_SETUPS if trains[s] and most[s] >= budget["need"]]
+    best = max(good, key=most.get) if good else None
+    if setup != best:
+        return say(False, _SETUP_HINTS[setup].format(need=budget["need"]))
+    if micro == most[best]:
+        return say(True, "মেমরি আর শেখা, দুই শর্তই মিলেছে: যেখানে ওজন FP32, সেখানে model state প্রতি ওজনে ১৬ বাইটের নিচে "
+                         "নামে না — বাঁচে activation-এ; আর যেখানে ওজন ১৬ বিটে, সেখানে ছোট হালনাগাদ হারায়।")
+    if best != "b":                                # নিজের বাজেট: শুধু সাধারণ কথা
+        return say(False, "এই পথে model state আর activation মিলিয়ে হিসাব আবার দেখো; micro-batch নিচের দিকে।")
+    return say(False, _micro_batch_hint(micro, budget, most))
 
 
 OVERFLOW_FIXES = {
