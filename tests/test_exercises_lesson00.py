@@ -50,11 +50,18 @@ def test_autocast_cast_copy_lives_for_the_region_and_is_saved_for_backward():
         _ = y1.grad_fn._saved_mat2
 
 
-def test_batch_prediction_is_judged_by_measurement():
+def test_batch_prediction_is_judged_by_measurement(capsys):
+    """Hand oracle: weights, gradients and Adam's moments depend only on the model (same); each sample keeps its own
+    activations (double). Each anticipated wrong guess is refused, and the hint names the part that was wrong."""
     assert l00.check_batch_prediction("একই", "দ্বিগুণ")
-    assert not l00.check_batch_prediction("দ্বিগুণ", "দ্বিগুণ")
-    assert not l00.check_batch_prediction("একই", "একই")
+    capsys.readouterr()
+    assert not l00.check_batch_prediction("দ্বিগুণ", "দ্বিগুণ")        # "everything grows with the batch"
+    assert capsys.readouterr().out.startswith("এখনো হয়নি: model state-এর অনুমান")
+    assert not l00.check_batch_prediction("একই", "একই")                # "activations belong to the model"
+    assert capsys.readouterr().out.startswith("এখনো হয়নি: activation-এর অনুমান")
     assert not l00.check_batch_prediction("একই", ...)
+    assert not l00.check_batch_prediction("একই", "তিন গুণ")              # not a choice
+    assert "one of" in capsys.readouterr().out
 
 
 def test_smaller_error_follows_the_mantissa_and_torch(capsys):
@@ -92,3 +99,33 @@ def test_smaller_error_feedback_does_not_name_the_other_choice(capsys):
         l00.check_smaller_error(fmt, "exponent")
         said[fmt] = capsys.readouterr().out
     assert said["fp16"] == said["bf16"]
+
+
+def test_largest_model_wrong_answers_get_their_own_hint(capsys):
+    """Hand oracle (budget 16 GiB = 17.18e9 B): 2B is what 8 B per parameter (the belief that AMP halves every state)
+    gives: 2e9 × 8 = 16e9 ≤ 17.18e9; with the true 18 B it needs 36e9, so it is over the budget. 1.3B needs 23.4e9 and
+    even on 16 B alone 20.8e9: over. 350M (6.3e9) fits but 700M (12.6e9) fits too. No hint names the answer."""
+    assert 2e9 * 8 <= 16 * 2 ** 30 < 2e9 * 18 and 1.3e9 * 16 > 16 * 2 ** 30
+    for wrong in ("2B", "1.3B"):
+        assert not l00.check_largest_model(wrong), wrong
+        assert "বাজেট ছাড়িয়ে যায়" in capsys.readouterr().out
+    assert not l00.check_largest_model("350M")
+    out = capsys.readouterr().out
+    assert "আরও বড় একটা বিকল্পও আঁটে" in out
+    assert not l00.check_largest_model("1B")
+    out += capsys.readouterr().out
+    assert "700M" not in out and "700" not in out
+
+
+def test_smaller_error_total_bits_is_not_a_reason(capsys):
+    """Both formats are 16 bits wide (1 + 5 + 10 and 1 + 8 + 7), so "মোট বিট" cannot separate them: refused even with
+    the right format, and told that both are 16-bit."""
+    assert torch.finfo(torch.float16).bits == torch.finfo(torch.bfloat16).bits == 16
+    assert torch.finfo(torch.float16).eps == 2.0 ** -10 and torch.finfo(torch.bfloat16).eps == 2.0 ** -7
+    finer = "fp16"                                          # 10 mantissa bits against BF16's 7 (torch's eps above)
+    for fmt in l00.FORMAT_CHOICES:
+        assert not l00.check_smaller_error(fmt, "মোট বিট"), fmt
+        assert "১৬ বিটের" in capsys.readouterr().out
+    assert not l00.check_smaller_error("bf16", "mantissa")   # the right reason with the coarser format
+    assert "mantissa-র বিট গুনে" in capsys.readouterr().out
+    assert l00.check_smaller_error(finer, "mantissa")

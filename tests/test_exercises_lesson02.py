@@ -113,3 +113,68 @@ def test_clip_step_check_accepts_the_right_order_and_names_each_mistake(capsys):
     assert "scaler.step(optimizer)" in capsys.readouterr().out
     assert not l02.check_scaled_clip_step(_step(update=False))
     assert "scaler.update()" in capsys.readouterr().out
+
+
+def test_min_normal_scale_refuses_the_exponent_and_the_subnormal_edge(capsys):
+    """Two anticipated slips on 3e-7 (answer 2^8, since 3e-7 × 2^7 = 3.84e-5 < 2^-14 = 6.10e-5 ≤ 3e-7 × 2^8):
+    writing the exponent 8 instead of the scale 2^8, and stopping at S = 1 because 3e-7 is already above FP16's
+    smallest subnormal 2^-24 = 5.96e-8 (representable, but not normal). Both are told they are still below."""
+    assert 3e-7 * 2 ** 7 < 2.0 ** -14 <= 3e-7 * 2 ** 8 and 3e-7 > 2.0 ** -24
+    assert torch.tensor(3e-7).half().item() != 0                        # FP16 keeps it, as a subnormal
+    for wrong in (8, 1):
+        assert not l02.check_min_normal_scale(3e-7, wrong), wrong
+        assert "normal পরিসরের নিচে" in capsys.readouterr().out
+    for bad in (0.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="grad"):
+            l02.check_min_normal_scale(bad, 2 ** 8)
+
+
+def _torch_scale_after(sequence, init_scale=2.0 ** 16, growth_interval=4):
+    """Independent oracle: torch's own GradScaler update kernel (the one scaler.update() calls)."""
+    scale, tracker = torch.tensor([init_scale]), torch.zeros(1, dtype=torch.int32)
+    for ch in sequence:
+        found_inf = torch.tensor([1.0 if ch == "x" else 0.0])
+        torch._amp_update_scale_(scale, tracker, found_inf, 2.0, 0.5, growth_interval)
+    return scale.item()
+
+
+def test_pytorch_scale_after_refuses_the_anticipated_slips(capsys):
+    """The lesson's sequence (exercise 02.2). By hand: x→2^15; 3 clean; x→2^14; 4 clean→2^15, 1 more; xx→2^13;
+    4 clean→2^14, 3 more: 2^14, and torch's kernel agrees. Slips: DeepSpeed's answer (02.3: 2^16); never resetting
+    the clean count at an overflow (growth on the 4th, 8th, 12th clean step overall: 2^15); halving only, forgetting
+    growth (4 overflows: 2^12); the starting scale unchanged (2^16); the last growth missed (2^13)."""
+    seq = "x...x.....xx......."
+    assert _torch_scale_after(seq) == 2.0 ** 14
+    assert l02.check_pytorch_scale_after(seq, 2 ** 14, init_scale=2 ** 16, growth_interval=4)
+    capsys.readouterr()
+    for wrong in (2 ** 16, 2 ** 15, 2 ** 12, 2 ** 13):
+        assert not l02.check_pytorch_scale_after(seq, wrong, init_scale=2 ** 16, growth_interval=4), wrong
+        out = capsys.readouterr().out
+        assert "গোনা আবার শূন্য থেকে" in out and "16384" not in out
+    for seq in ("....x", "x" * 5, "....", ".x..x...x....", ".........x"):   # more sequences against torch
+        truth = _torch_scale_after(seq)
+        assert l02.check_pytorch_scale_after(seq, truth, growth_interval=4), seq
+        assert not l02.check_pytorch_scale_after(seq, truth * 2, growth_interval=4), seq
+
+
+def test_deepspeed_scale_after_refuses_the_anticipated_slips(capsys):
+    """DeepSpeed 0.19.8 (runtime/fp16/loss_scaler.py): an overflow first spends hysteresis, halves only at 1;
+    growth when stable_interval = cur_iter - last_overflow_iter - 1 reaches the window, i.e. on the window + 1-th
+    clean step; growth refills hysteresis. Hand traces (window 4):
+    lesson's sequence, hysteresis 2: x absorbed (2^16); x halves (2^15); 5 clean → 2^16, refill; x absorbed; x halves
+    (2^15); 5 clean → 2^16. Slips: PyTorch's rule (2^14); no hysteresis at all (2^14); hysteresis never refilled
+    (the third x halves too, the last growth brings it back to 2^15); one growth too many (2^17)."""
+    seq = "x...x.....xx......."
+    assert l02.check_deepspeed_scale_after(seq, 2 ** 16, scale_window=4, hysteresis=2)
+    capsys.readouterr()
+    for wrong in (2 ** 14, 2 ** 15, 2 ** 17):
+        assert not l02.check_deepspeed_scale_after(seq, wrong, scale_window=4, hysteresis=2), wrong
+        assert "hysteresis" in capsys.readouterr().out
+    # growing on the window-th clean step (PyTorch's count) is one step early: "x...." with hysteresis 1 halves to
+    # 2^15 and 4 clean steps are not yet enough; the early count would say 2^16
+    assert l02.check_deepspeed_scale_after("x....", 2 ** 15, scale_window=4, hysteresis=1)
+    assert not l02.check_deepspeed_scale_after("x....", 2 ** 16, scale_window=4, hysteresis=1)
+    assert l02.check_deepspeed_scale_after("x.....", 2 ** 16, scale_window=4, hysteresis=1)
+    # refill: "x.....x" with hysteresis 2: absorbed, grows to 2^17 on the 5th clean step (refilled), absorbed again
+    assert l02.check_deepspeed_scale_after("x.....x", 2 ** 17, scale_window=4, hysteresis=2)
+    assert not l02.check_deepspeed_scale_after("x.....x", 2 ** 16, scale_window=4, hysteresis=2)

@@ -61,3 +61,44 @@ def test_the_summary_after_exercise_4_does_not_answer_it():
     summary = next("".join(c["source"]) for c in cells["cells"]
                    if c["cell_type"] == "markdown" and "## সারসংক্ষেপ" in "".join(c["source"]))
     assert "greedy" not in summary and "seed" not in summary
+
+
+def test_eval_bpc_wrong_answers_get_their_own_hint(capsys):
+    """08.1's anticipated wrong answers: the FP32 total's bpc (1.75 / ln 2 = 2.525) and the per-character loss in nats
+    (1.75) are each refused with the hint that names their slip; neither hint gives the printed value."""
+    assert not ex.check_bf16_eval_bpc(1.75 / math.log(2))
+    assert "FP32-এ যোগ করলে এটাই ছাপা হতো" in capsys.readouterr().out
+    assert not ex.check_bf16_eval_bpc(1.75)
+    assert "nat-এ, bit-এ নয়" in capsys.readouterr().out
+    assert not ex.check_bf16_eval_bpc(1.0)
+    assert "হাতে চালাও" in capsys.readouterr().out
+
+
+def test_batch_plan_wrong_answers_get_their_own_hint(capsys):
+    """By hand (Ψ = 10^9, 2 GPUs, 24 GB usable, 1.4 GB per sample): (16, 2, 3) needs 8 + 22.4 = 30.4 GB: does not fit;
+    (4, 8, 0) fits (16 + 5.6) but takes 8 accumulation steps where ZeRO 1 takes 4; (8, 2, 1) is 8 × 2 × 2 = 32, not
+    the global batch 64; stage 7 does not exist; (8, 4, 2) moves 4 + 1 = 5 units against ZeRO 1's 2."""
+    assert not ex.check_batch_plan((16, 2, 3))
+    assert "আঁটে না" in capsys.readouterr().out
+    assert not ex.check_batch_plan((4, 8, 0))
+    assert "accumulation 8 দরকারের চেয়ে বেশি" in capsys.readouterr().out
+    assert not ex.check_batch_plan((8, 2, 1))
+    assert "ব্যাচের হিসাব মেলেনি" in capsys.readouterr().out
+    assert not ex.check_batch_plan((8, 4, 7)) and "ZeRO stage হয়" in capsys.readouterr().out
+    assert not ex.check_batch_plan((8, 4, 2))
+    out = capsys.readouterr().out
+    assert "যোগাযোগ" in out and "ZeRO 1" not in out                      # the hint does not name the answer
+    assert not ex.check_batch_plan("8, 4, 1") and "তিনটি পূর্ণসংখ্যা" in capsys.readouterr().out
+
+
+def test_curve_and_top1_wrong_answers_get_their_own_hint(capsys):
+    """08.3: each wrong option is answered by the evidence against it (the full corpus in BF16 does not rise; train
+    still falls; held-out fell until step 500); 08.4: False is asked what top_k = 1 leaves; a string is a form slip."""
+    for key, phrase in (("A", "ফরম্যাট নয়"), ("b", "train-এর loss-ও উঠত"), ("D", "শুরু থেকেই উঁচু")):
+        assert not ex.check_curve_explanation(key), key
+        out = capsys.readouterr().out
+        assert phrase in out and "overfitting" not in out
+    assert not ex.check_curve_explanation("E") and "one of" in capsys.readouterr().out
+    assert not ex.check_top1_prediction(False)
+    assert "top_k = 1 মানে" in capsys.readouterr().out
+    assert not ex.check_top1_prediction("True") and "পেয়েছি 'True'" in capsys.readouterr().out

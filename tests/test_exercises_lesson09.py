@@ -1,6 +1,7 @@
 """Lesson 09 exercise checks: blanks never fail, answers worked out independently pass, wrong ones fail with a hint
 that does not name the answer, malformed answers get a message instead of an exception."""
 import pytest
+import torch
 
 from mishran.exercises import lesson09 as l09
 from mishran.numerics import communication as cp
@@ -134,3 +135,39 @@ def test_reduce_dtype_takes_the_lessons_own_name_direct(sweep):
     assert sweep["errors"]["bf16_wire_fp32_sum"][i] <= 1e-3 < min(sweep["errors"][s][i] for s in ("bf16", "fp16"))
     assert l09.check_reduce_dtype("direct", 1024, 1e-3, sweep) and l09.check_reduce_dtype(" Direct", 1024, 1e-3, sweep)
     assert not l09.check_reduce_dtype("direct", 32, 1e-2, sweep)          # there plain BF16 is cheaper
+
+
+def test_cast_first_bug_wrong_choices_get_their_own_hint(capsys):
+    """09.1's anticipated wrong choices, each answered by its own hint and only that: line 7 (the policy line, the
+    other place bfloat16 appears) or 6 (where the model is built) gets the line hint; fix A (reduce_dtype), B
+    (GradScaler: BF16 has FP32's 8 exponent bits, torch.finfo below) and D (param_dtype) each get theirs."""
+    assert torch.finfo(torch.bfloat16).max > 3e38 and torch.finfo(torch.float32).max > 3e38   # same range: B is moot
+    lines = l09.CAST_FIRST_CODE.splitlines()
+    assert "MixedPrecisionPolicy(" in lines[6] and "TinyGPT" in lines[5]
+    for line in (6, 7):
+        assert not l09.check_cast_first_bug({"line": line, "fix": "C"})
+        out = capsys.readouterr().out
+        assert "line: model-এর ওজন" in out and "fix:" not in out
+    for fix, phrase in (("A", "reduce_dtype বদলায় শুধু"), ("B", "BF16-এর পরিসর FP32-এর সমান"),
+                        ("D", "param_dtype কেবল")):
+        assert not l09.check_cast_first_bug({"line": 5, "fix": fix})
+        out = capsys.readouterr().out
+        assert f"fix: {phrase}" in out and "line:" not in out
+
+
+def test_rank_bytes_each_field_slip_gets_its_field_hint(capsys):
+    """09.2 by hand (Ψ/N = 15,554,976): params 4 B each, grads 4 B (cast back to the shard's FP32 after the BF16 sum),
+    AdamW two FP32 moments. Taking param_dtype for the shard (2 B), reduce_dtype for the grads (2 B) or one moment
+    each gets the hint for that field alone."""
+    shard = 124_439_808 // 8
+    right = {"params": 4 * shard, "grads": 4 * shard, "optim": 8 * shard}
+    for key, wrong_value, phrase in (("params", 2 * shard, "param_dtype কখন"), ("grads", 2 * shard, "reduce_dtype শুধু"),
+                                     ("optim", 4 * shard, "কয়টি tensor")):
+        assert not l09.check_rank_bytes({**right, key: wrong_value}), key
+        out = capsys.readouterr().out
+        assert "এই উত্তরটি আবার দেখো" in out and [k for k in right if f"{k}: " in out] == [key], out   # one field
+        assert phrase in out
+    bf16_everything = {"params": 2 * shard, "grads": 2 * shard, "optim": 4 * shard}   # the team's hope: all halves
+    assert not l09.check_rank_bytes(bf16_everything)
+    out = capsys.readouterr().out
+    assert all(f"{k}: " in out for k in right)
