@@ -191,7 +191,7 @@ WORK = {
     "typo3": 'answer = "1.6e7b"\ncheck_first_unrepresentable_integer("fp32", answer)',
     "loop4": ("import itertools\nfor k in range(1, 6):\n    for combo in itertools.combinations(RANGE_FORMATS, k):\n"
               "        check_formats_for_range(3e-9, 20.0, set(combo))"),
-    "typo4": 'answer = {"FP32"}\ncheck_formats_for_range(3e-9, 20.0, answer)',
+    "typo4": 'answer = {"FP23"}\ncheck_formats_for_range(3e-9, 20.0, answer)',
     "blank6": 'answer = ...\ncheck_sum_stall("bf16", 0.01, answer)',
 }
 

@@ -28,4 +28,8 @@ for p in numpy pillow packaging psutil pygments pytest pluggy iniconfig typing_e
          pyparsing fonttools kiwisolver contourpy cycler coverage tqdm; do
   rm -f "$out"/"$p"-*.whl
 done
+# Not needed offline, and the device tool carries the work tree and .whl/ within 64 MiB: jedi/parso (IPython imports
+# them only for tab completion), widgetsnbextension (the classic notebook's), and transformers' hub helpers hf_xet and
+# kernels (nothing is downloaded: lesson 10 builds its models from configs). Ran on the H200 without them, 2026-12-05.
+rm -f "$out"/jedi-*.whl "$out"/parso-*.whl "$out"/widgetsnbextension-*.whl "$out"/hf_xet-*.whl "$out"/kernels-*.whl
 du -sh "$out"; ls "$out" | wc -l
