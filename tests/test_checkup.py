@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 import torch
+from checkup_models import TinyGradient
 from torch import nn
 
 from mishran.checkup import keep
@@ -36,19 +37,6 @@ def _overflowing():
 
 def _mean_loss(out):
     return out.mean()
-
-
-class _TinyGradient(nn.Module):
-    """`tiny` gets gradients of 1e-9·c (c in [0.5, 2]): all of them round to zero in FP16 at loss scale 1."""
-
-    def __init__(self):
-        super().__init__()
-        self.main = nn.Linear(4, 4)
-        self.tiny = nn.Parameter(torch.ones(64))
-        self.register_buffer("c", torch.linspace(0.5, 2.0, 64))
-
-    def forward(self, x):
-        return self.main(x).pow(2).mean() + 1e-9 * (self.tiny * self.c).sum()
 
 
 def _batch(n=8, features=4, seed=0):
@@ -184,7 +172,7 @@ def _fp32_gradients(model, x):
 
 def test_a_tiny_gradient_underflows_at_scale_1_and_is_lifted_at_the_recommended_scale():
     torch.manual_seed(0)
-    model, x = _TinyGradient(), _batch()
+    model, x = TinyGradient(), _batch()
     report = checkup(model, x, target="t4", steps=0)
     grads, act_max = _fp32_gradients(model, x)
     assert report.underflow_params["fp16"] == ["tiny"] and report.underflow_params["bf16"] == []

@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 import matplotlib
 import pytest
 import torch
+from checkup_models import TinyGradient
 from torch import nn
 
 matplotlib.use("Agg")
@@ -37,19 +38,6 @@ class _Times(nn.Module):
 
     def forward(self, x):
         return x * self.factor
-
-
-class _TinyGradient(nn.Module):
-    """`tiny`'s gradients are 1e-9·c, c in [0.5, 2]: every one rounds to zero in FP16 at loss scale 1."""
-
-    def __init__(self):
-        super().__init__()
-        self.main = nn.Linear(4, 4)
-        self.tiny = nn.Parameter(torch.ones(64))
-        self.register_buffer("c", torch.linspace(0.5, 2.0, 64))
-
-    def forward(self, x):
-        return self.main(x).pow(2).mean() + 1e-9 * (self.tiny * self.c).sum()
 
 
 class _Block(nn.Module):
@@ -102,7 +90,7 @@ def overflow():
 @pytest.fixture(scope="module")
 def underflow():
     torch.manual_seed(0)
-    model, x = _TinyGradient(), _batch()
+    model, x = TinyGradient(), _batch()
     return model, x, checkup(model, x, target="t4", steps=0)
 
 

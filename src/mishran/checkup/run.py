@@ -207,20 +207,11 @@ def _sixteen(step: _Step, state: ModelState, name: str, scale: float, ref: dict)
 
 
 def _with_kept(step: _Step, state: ModelState, name: str, scale: float, ref: dict, keep: list) -> dict:
-    """পরামর্শ যাচাই: keep_fp32-এর module-গুলো FP32-এ রেখে name-এর step আবার (probe ছাড়া) — FP32-এর সঙ্গে কতটা
-    মেলে, আর মডেলের parameter-এর কত ভাগ ওই module-গুলোয় (সব ওজনই FP32-এ থাকলে লাভ নেই)।"""
-    state.reset()
-    run = _Run()
-    try:
-        with KeepFP32(step.model, keep):
-            loss = step.loss(name, dropout=False)
-            run.loss = float(loss.detach())
-            (loss.float() * scale).backward()
-    except (_ModelFailed, RuntimeError) as err:
-        run.error = str(err)
-    grads = {n: p.grad.div_(scale) for n, p in step.model.named_parameters() if p.grad is not None}
-    _compare_grads(run, grads, ref)
-    state.reset()
+    """পরামর্শ যাচাই: keep_fp32-এর module-গুলো FP32-এ রেখে name-এর একই step (_sixteen) আবার — FP32-এর সঙ্গে কতটা
+    মেলে, আর মডেলের parameter-এর কত ভাগ ওই module-গুলোয় (সব ওজনই FP32-এ থাকলে লাভ নেই)। ডাকা হয় report-এর সারি
+    পড়া শেষে, probe খুলে ফেলার পরে: তাই probe এই step-এর কিছু লেখে না, আগের সারিও বদলায় না।"""
+    with KeepFP32(step.model, keep):
+        run = _sixteen(step, state, name, scale, ref)
     kept = {id(p) for n in keep for p in step.model.get_submodule(n).parameters()}
     total = sum(p.numel() for p in step.model.parameters())
     return {"precision": name, "modules": list(keep), "loss": run.loss, "grad_rel_error": run.rel,
