@@ -143,9 +143,20 @@ def test_micro_and_k_names_what_is_wrong_with_each_plan(capsys):
     for small in ({"micro": 4, "k": 8}, {"micro": 2, "k": 16}, {"micro": 1, "k": 32}):
         assert not l04.check_micro_and_k(small, *args, target=64, world=2), small
         assert "আরও বড় micro-batch-ও ধরে" in capsys.readouterr().out
-    # 10 fits (10 + 10 × 3 = 40) but does not divide 32: k would not be a whole number
+    # 10 fits (10 + 10 × 3 = 40) but does not divide 32: k would not be a whole number. 10 × 3.2 × 2 = 64
+    # exactly, so without its own hint this plan was told "a larger micro-batch fits too" — the opposite of the fix
     assert not l04.check_micro_and_k({"micro": 10, "k": 3.2}, *args, target=64, world=2)
+    said = capsys.readouterr().out
+    assert "পূর্ণসংখ্যা (whole number)" in said and "আরও বড়" not in said
     assert not l04.check_micro_and_k({"micro": 10, "k": 3}, *args, target=64, world=2)
+    said = capsys.readouterr().out
+    assert "micro × k × world = 10 × 3 × 2 = 60" in said and "10 দিয়ে 32 (target ÷ world) ভাগ যায় না" in said
+    assert not l04.check_micro_and_k({"micro": 8, "k": 8}, *args, target=64, world=2)   # a divisor: no such line
+    assert "ভাগ যায় না" not in capsys.readouterr().out
+    for odd in ({"micro": 0, "k": 64}, {"micro": -8, "k": -4}, {"micro": "8", "k": "4.0"}):
+        l04.check_micro_and_k(odd, *args, target=64, world=2)
+    said = capsys.readouterr().out
+    assert said.count("পূর্ণসংখ্যা (whole number)") == 2 and said.count("ঠিক!") == 1   # "8" and "4.0" are 8 and 4
 
 
 def test_rank_mean_weights_names_the_equal_weight_slip_and_refuses_unnormalised_weights(capsys):

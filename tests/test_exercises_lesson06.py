@@ -54,6 +54,8 @@ def test_activation_change_and_csr_break_even():
     assert l06.check_activation_change("a") and not l06.check_activation_change("B")
     # FP16 value 2 bytes + int64 column 8 bytes per nonzero vs 2 bytes dense: density 2/10, so 80% zeros
     assert l06.check_csr_break_even(0.8) and l06.check_csr_break_even(80) and l06.check_csr_break_even("0.8")
+    assert l06.check_csr_break_even("80%") and l06.check_csr_break_even(" 80 % ")    # as the lesson writes a share
+    assert not l06.check_csr_break_even("0.8%") and not l06.check_csr_break_even("20%")   # 0.8% is not 80%
     assert not l06.check_csr_break_even(2 / 3) and not l06.check_csr_break_even(0.5)      # FP32's 2/3 is not it
     assert l06.check_csr_break_even(2 / 3, {"value_bytes": 4, "index_bytes": 8})          # ...the lesson's FP32 case
     assert not l06.check_csr_break_even(True)

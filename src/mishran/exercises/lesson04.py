@@ -12,7 +12,7 @@ from contextlib import nullcontext
 
 import torch
 
-from .core import Verdict, blank_verdict, check_fields, dict_answer, is_blank, number_answer, say
+from .core import Verdict, blank_verdict, check_fields, dict_answer, finite_number, is_blank, number_answer, say
 
 __all__ = ["BUGGY_ACCUMULATION_LOOP", "NO_SYNC_LOOPS", "PARTIAL_STEP", "RANK_TOKENS", "check_accumulation_bug",
            "check_micro_and_k", "check_no_sync_placement", "check_partial_step_weight", "check_rank_mean_weights"]
@@ -196,10 +196,17 @@ def check_micro_and_k(answer, budget: float, fixed: float, per_example: float, t
     if target % world:
         raise ValueError(f"target {target} world {world} দিয়ে বিভাজ্য নয় (target must divide by world size)")
     truth = _best_micro_and_k(budget, fixed, per_example, target, world)
-    micro, k = answer["micro"], answer["k"]
+    counts = [finite_number(answer[key]) for key in ("micro", "k")]
+    if any(c is None or c < 1 or c != int(c) for c in counts):
+        return say(False, f"micro আর k দুটোই ধনাত্মক পূর্ণসংখ্যা (whole number) চাই; পেয়েছি micro={answer['micro']!r}, "
+                           f"k={answer['k']!r}। ভগ্নাংশ ধাপ হয় না: micro-কে প্রতি process-এর ভাগ (target ÷ world = "
+                           f"{target // world})-এর একটি ভাজক হতে হবে।")
+    micro, k = (int(c) for c in counts)
     if micro * k * world != target:
+        divides = "" if (target // world) % micro == 0 else (
+            f" {micro} দিয়ে {target // world} (target ÷ world) ভাগ যায় না, তাই কোনো পূর্ণ k-তেই মিলবে না।")
         return say(False, f"micro × k × world = {micro} × {k} × {world} = {micro * k * world}, কিন্তু কার্যকর ব্যাচ "
-                           f"{target} থাকতে হবে।")
+                           f"{target} থাকতে হবে।{divides}")
     if fixed + micro * per_example > budget:
         return say(False, "এই micro-batch ধরে না: স্থির ভাগ (ওজন, gradient, optimizer) আর micro × প্রতি উদাহরণের "
                            "activation যোগ করে বাজেটের সঙ্গে মেলাও।")

@@ -3,7 +3,17 @@
 """
 from __future__ import annotations
 
-from .core import Verdict, blank_verdict, check_fields, check_number, choice_answer, dict_answer, is_blank, say
+from .core import (
+    Verdict,
+    as_number,
+    blank_verdict,
+    check_fields,
+    check_number,
+    choice_answer,
+    dict_answer,
+    is_blank,
+    say,
+)
 
 __all__ = ["ACTIVATION_CHOICES", "FIT_CHOICES", "CSR_QUESTION", "check_activation_change", "check_cheapest_fit",
            "ZERO2_BUDGET", "check_zero2_gpus_for_budget", "check_csr_break_even"]
@@ -132,6 +142,8 @@ def check_csr_break_even(answer, question: dict | None = None) -> Verdict:
     q = question or CSR_QUESTION
     if is_blank(answer):
         return blank_verdict()
+    if isinstance(answer, str) and answer.strip().endswith("%") and as_number(answer.strip()[:-1]) is not None:
+        answer = as_number(answer.strip()[:-1]) / 100  # "80%" লিখলে ০.৮
     if isinstance(answer, (int, float)) and not isinstance(answer, bool) and 1 < answer <= 100:
         answer = answer / 100                         # ৮০ লিখলে ৮০%
     dense = q["value_bytes"]
