@@ -76,13 +76,13 @@ def test_a_tuple_a_tensor_and_a_function_answer_are_rescored(grading, capsys):
     lesson08.check_batch_plan((8, 4, 1))
     _, plan = _said(capsys)
     assert plan["args"]["answer"] == {"$tuple": [8, 4, 1]} and graded.rescore(plan)[0] is not None
-    # a tensor question: gradients of 1e-6, below FP16's smallest normal 2^-14 ≈ 6.1e-5; × 2^8 they are 2.6e-4,
-    # normal, and the largest (1.0) × 2^8 fits FP16 (max 65504), while × 2^20 it overflows
+    # a tensor question: gradients of 1e-6, below FP16's smallest normal 2^-14 ≈ 6.1e-5; × 2^10 they are 1.0e-3,
+    # normal, and the largest (1.0) × 2^14 fits FP16 (max 65504), while × 2^16 = 65536 overflows: window 2^10 … 2^14
     grads = torch.full((1000,), 1e-6)
-    lesson02.check_scale_for_budget(grads, 1.0, 2 ** 8)
+    lesson02.check_scale_for_budget(grads, 1.0, {"smallest": 2 ** 10, "largest": 2 ** 14})
     _, fits = _said(capsys)
     assert fits["args"]["values"]["$tensor"][:2] == [grads[0].item()] * 2 and graded.rescore(fits)[0] is True
-    lesson02.check_scale_for_budget(grads, 1.0, 2 ** 20)
+    lesson02.check_scale_for_budget(grads, 1.0, {"smallest": 2 ** 10, "largest": 2 ** 16})
     assert graded.rescore(_said(capsys)[1])[0] is False
     lesson01.check_fp16_decoder(_wrong_decoder)
     _, decoder = _said(capsys)

@@ -10,8 +10,9 @@ def test_lesson02_blank_answers_do_not_fail(capsys):
     assert not l02.check_pytorch_scale_after("..x", ...)
     assert not l02.check_deepspeed_scale_after("..x", ...)
     assert not l02.check_scale_for_budget(torch.tensor([1e-9, 1.0]), 1.0, ...)
+    assert not l02.check_scale_for_budget(torch.tensor([1e-9, 1.0]), 1.0, {"smallest": ..., "largest": ...})
     assert not l02.check_scaled_clip_step(...)
-    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 5
+    assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 6
 
 
 def test_min_normal_scale_is_the_smallest_power_of_two(capsys):
@@ -57,33 +58,56 @@ def _below_normal_by_hand(values, scale):
     return ((a > 0) & (a < 2.0 ** -14)).double().mean().item()
 
 
-def test_scale_for_budget_is_the_one_that_keeps_both_edges(capsys):
-    """Exercise 02.4: at most 1% of the gradients below FP16's normal range, and the largest gradient (0.5) × S
-    under FP16's max (65504). By hand: 2^16 is the only choice that does both."""
+def test_scale_for_budget_is_the_window_that_keeps_both_edges(capsys):
+    """Exercise 02.4: at most 1% of the gradients below FP16's normal range, and the largest gradient (0.05) × S
+    under FP16's overflow edge. By hand: below-normal shares (counted on the FP64 product, an oracle apart from
+    underflow_report) fall with S and only 2^16 … 2^20 keep ≤ 1%; 0.05 × 2^20 = 52429 fits, 0.05 × 2^22 = 209715
+    does not (anything ≥ 65520 rounds to inf). So the window is {2^16, 2^18, 2^20}."""
     g = _grads()
-    fits = [s for s in l02.SCALE_CHOICES if _below_normal_by_hand(g, s) <= 0.01 and 0.5 * s <= 65504]
-    assert fits == [2 ** 16]
-    assert l02.check_scale_for_budget(g, 0.5, 2 ** 16)
-    assert not l02.check_scale_for_budget(g, 0.5, 3)                      # not a choice
-    assert "one of" in capsys.readouterr().out
+    fits = [s for s in l02.SCALE_CHOICES if _below_normal_by_hand(g, s) <= 0.01 and 0.05 * s < 65520]
+    assert fits == [2 ** 16, 2 ** 18, 2 ** 20]
+    assert l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 16, "largest": 2 ** 20})
+    assert l02.check_scale_for_budget(g, 0.05, {"smallest": "65536", "largest": 2.0 ** 20})    # strings, floats
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 3, "largest": 2 ** 20})         # not a choice
+    assert "one of SCALE_CHOICES" in capsys.readouterr().out
+    assert not l02.check_scale_for_budget(g, 0.05, 2 ** 16)                                     # the old form
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 20, "largest": 2 ** 16})   # swapped
+    said = capsys.readouterr().out
+    assert "dict চাই" in said and "জায়গা বদল" in said
+
+
+def test_scale_for_budget_is_not_the_rule_of_thumb_alone():
+    """The old single-answer form was the largest scale without overflow — the lesson's own rule of thumb — so the
+    budget never mattered. Now the lower edge is decided by the budget: the smallest choice that does not overflow
+    (2^10) is refused, and so is every one-sided answer."""
+    g = _grads()
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 10, "largest": 2 ** 20})
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 20, "largest": 2 ** 20})
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 16, "largest": 2 ** 16})
 
 
 def test_scale_for_budget_names_the_anticipated_mistakes(capsys):
-    """Counting only the values that round to 0 (forgetting subnormals lose precision) picks 2^8 or 2^12; forgetting
-    the upper edge picks 2^20 or 2^24. Each is refused with its own reason, and no message names the answer."""
+    """Counting only the values that round to 0 (forgetting subnormals lose precision) picks 2^10 … 2^14 as the lower
+    edge; forgetting the upper edge picks 2^22 or 2^24; stopping one choice short of either edge is told which edge
+    to widen. Each is refused with its own reason, and no message names an edge of the answer."""
     g = _grads()
-    assert ((g.half() == 0) & (g != 0)).double().mean().item() > 0.01    # at scale 1 many vanish ...
-    assert ((g * 2 ** 8).half() == 0).double().mean().item() <= 0.01      # ... at 2^8 few: zeros alone would pass
-    for wrong in (2 ** 8, 2 ** 12):
-        assert not l02.check_scale_for_budget(g, 0.5, wrong)
+    assert ((g * 2 ** 10).half() == 0).double().mean().item() <= 0.01     # zeros alone would pass 2^10 ...
+    assert _below_normal_by_hand(g, 2 ** 10) > 0.01                      # ... but subnormals do not
+    for low in (2 ** 10, 2 ** 12, 2 ** 14):
+        assert not l02.check_scale_for_budget(g, 0.05, {"smallest": low, "largest": 2 ** 20})
         out = capsys.readouterr().out
-        assert "subnormal" in out and "65536" not in out and "2^16" not in out
-    for wrong in (2 ** 20, 2 ** 24):
-        assert torch.isinf(torch.tensor(0.5 * wrong).half())
-        assert not l02.check_scale_for_budget(g, 0.5, wrong)
+        assert "subnormal" in out and "2**16" not in out and "2**20" not in out
+    for high in (2 ** 22, 2 ** 24):
+        assert torch.isinf(torch.tensor(0.05 * high).half())
+        assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 16, "largest": high})
         out = capsys.readouterr().out
-        assert "inf" in out and "65536" not in out and "2^16" not in out
-    assert l02.check_scale_for_budget(g, 0.25, 2 ** 16)                   # a smaller largest: still fits
+        assert "inf" in out and "2**20" not in out
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 18, "largest": 2 ** 20})
+    assert "আরও ছোট একটি বিকল্পও" in capsys.readouterr().out
+    assert not l02.check_scale_for_budget(g, 0.05, {"smallest": 2 ** 16, "largest": 2 ** 18})
+    assert "আরও বড় একটি বিকল্পও" in capsys.readouterr().out
+    # a larger largest gradient moves only the upper edge: 0.5 × 2^16 = 32768 fits, × 2^18 does not
+    assert l02.check_scale_for_budget(g, 0.5, {"smallest": 2 ** 16, "largest": 2 ** 16})
 
 
 def _step(unscale=True, clip=True, use_scaler_step=True, update=True):
@@ -178,3 +202,31 @@ def test_deepspeed_scale_after_refuses_the_anticipated_slips(capsys):
     # refill: "x.....x" with hysteresis 2: absorbed, grows to 2^17 on the 5th clean step (refilled), absorbed again
     assert l02.check_deepspeed_scale_after("x.....x", 2 ** 17, scale_window=4, hysteresis=2)
     assert not l02.check_deepspeed_scale_after("x.....x", 2 ** 16, scale_window=4, hysteresis=2)
+
+
+def test_scaled_clip_step_explains_gradscalers_own_assertions(capsys):
+    """Two slips a learner makes while trying fixes end in torch's English AssertionErrors: dividing the gradients by
+    hand and calling optimizer.step() (then update() finds no inf checks), and a plain loss.backward() (then
+    scaler.step finds no scale). Each gets the Bengali reason, with what to call instead."""
+    def by_hand(model, optimizer, scaler, loss, max_norm):
+        optimizer.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        for p in model.parameters():
+            p.grad /= scaler.get_scale()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        optimizer.step()
+        scaler.update()
+
+    def unscaled(model, optimizer, scaler, loss, max_norm):
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        scaler.step(optimizer)
+        scaler.update()
+
+    assert not l02.check_scaled_clip_step(by_hand)
+    said = capsys.readouterr().out
+    assert "scaler.update() ডাকার আগে scaler.step(optimizer) চাই" in said and "No inf checks" not in said
+    assert not l02.check_scaled_clip_step(unscaled)
+    said = capsys.readouterr().out
+    assert "backward-এর আগে scaler.scale(loss) দাও" in said and "_scale is None" not in said

@@ -91,7 +91,7 @@ def test_modern_amp_step_rejects_each_mistake_its_hints_name(capsys):
 
 def test_lesson03_blank_answers_never_fail(capsys):
     assert not l03.check_epoch_loop_bug(...)
-    assert not l03.check_memory_choice({"setup": ..., "micro_batch": ...})
+    assert not l03.check_memory_choice({"setup": ..., "batch": ...})
     assert not l03.check_modern_amp_step(...)
     assert not l03.check_overflow_diagnosis(..., MLP(8, 64, 1, n_layers=3, seed=0), torch.zeros(1, 8))
     assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 4
@@ -209,23 +209,23 @@ def test_memory_choice_counts_bytes_per_weight_and_lost_updates(capsys):
     assert torch.finfo(torch.bfloat16).eps / 2 > b["lr"]
 
     capsys.readouterr()
-    assert l03.check_memory_choice({"setup": "b", "micro_batch": 29})
-    assert l03.check_memory_choice({"setup": " (B) ", "micro_batch": "29"})
+    assert l03.check_memory_choice({"setup": "b", "batch": 29})
+    assert l03.check_memory_choice({"setup": " (B) ", "batch": "29"})
     assert "29" not in capsys.readouterr().out
     wrong = {("a", 18): "FP32-এ AdamW-এর model state", ("a", 24): "ধরে কি",
              ("c", 42): "LayerNorm", ("c", 24): "1 − 0.0001",
-             ("b", 30): "cast copy",                              # forgot the 16-bit copy, or rounded 29.5 up
+             ("b", 30): "cast cache",                             # forgot the 16-bit copy, or rounded 29.5 up
              ("b", 35): "autocast মডেল বদলায় না",                   # the "AMP halves the model" belief: 21.2 / 0.6
              ("b", 34): "autocast মডেল বদলায় না",                   # the same belief, with the cast copy: 20.5 / 0.6
              ("b", 18): "নিচের দিকে", ("b", 28): "নিচের দিকে"}
     for (setup, micro), hint in wrong.items():
-        assert not l03.check_memory_choice({"setup": setup, "micro_batch": micro}), (setup, micro)
+        assert not l03.check_memory_choice({"setup": setup, "batch": micro}), (setup, micro)
         out = capsys.readouterr().out
         assert "এখনো হয়নি" in out and hint in out, (setup, micro, out)
-    for odd in ({"setup": "d", "micro_batch": 29}, {"setup": "b", "micro_batch": 29.5},
-                {"setup": "b", "micro_batch": "উনত্রিশ"}, {"fp32": 18, "amp": 29}, [18, 29]):
+    for odd in ({"setup": "d", "batch": 29}, {"setup": "b", "batch": 29.5},
+                {"setup": "b", "batch": "উনত্রিশ"}, {"fp32": 18, "amp": 29}, [18, 29]):
         assert not l03.check_memory_choice(odd), odd
-    assert not l03.check_memory_choice({"setup": ..., "micro_batch": 29})
+    assert not l03.check_memory_choice({"setup": ..., "batch": 29})
 
 
 def test_overflow_diagnosis_names_the_first_module_that_overflows_and_the_one_fix():

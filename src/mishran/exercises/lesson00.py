@@ -1,7 +1,7 @@
 """পাঠ ০০ (শুরুর কথা) অনুশীলনীর যাচাই: মেমরির বাজেট, মেপে মেলানো অনুমান, autocast-এর ত্রুটি।
 
 উত্তর কোথাও লেখা নেই: প্রতিটি check সত্যটা নিজেই বের করে — model state-এর বাইট torch-এর element_size থেকে,
-autocast-এর cast copy একটি Linear চালিয়ে backward-এর জন্য রাখা tensor গুনে, অনুমানের উত্তর mishran.measure.memory দিয়ে
+autocast-এর cast cache একটি Linear চালিয়ে backward-এর জন্য রাখা tensor গুনে, অনুমানের উত্তর mishran.measure.memory দিয়ে
 মেপে, ত্রুটি autocast চালিয়ে।
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _adam_state_bytes_per_param() -> int:
 
 
 def _cast_copy_bytes_per_param(dtype: torch.dtype = torch.bfloat16) -> float:
-    """autocast-এর cast copy, প্রতি matmul-ওজনে কত বাইট: একটি Linear autocast-এ চালিয়ে backward-এর জন্য রাখা
+    """autocast-এর cast cache, প্রতি matmul-ওজনে কত বাইট: একটি Linear autocast-এ চালিয়ে backward-এর জন্য রাখা
     ওজনের ১৬-বিট কপি গোনা (mishran.measure.memory.SavedTensorCounter)। ইনপুটের gradient লাগে বলে matmul কপিটা রেখে দেয়।"""
     from mishran.measure.memory import SavedTensorCounter
 
@@ -50,7 +50,7 @@ def _cast_copy_bytes_per_param(dtype: torch.dtype = torch.bfloat16) -> float:
 def check_largest_model(answer, gpu_gib: float = 24, activation_gib: float = 8) -> Verdict:
     """অনুশীলনী ০০.১: GPU-র মেমরিতে (activation-এর জায়গা রেখে) Adam + AMP-এ সবচেয়ে বড় কোন মডেল আঁটে।
 
-    activation_gib শুধু activation-এর; autocast-এর cast copy (ওজনের ১৬-বিট কপি, forward থেকে backward পর্যন্ত
+    activation_gib শুধু activation-এর; autocast-এর cast cache (ওজনের ১৬-বিট কপি, forward থেকে backward পর্যন্ত
     থাকে) তার বাইরে, model state-এর সঙ্গে বাকি জায়গায় — পাঠ ০৩-এর অনুশীলনী ২-এর মতোই আলাদা গোনা।
     মডেলের প্রায় সব ওজন matmul-এর (Linear) বলে ধরা হয়।"""
     answer, early = choice_answer(answer, MODEL_CHOICES, "মডেলের মাপ")
@@ -62,7 +62,7 @@ def check_largest_model(answer, gpu_gib: float = 24, activation_gib: float = 8) 
     fits = [c for c in MODEL_CHOICES if _params(c) * per_param <= budget]
     best = max(fits, key=_params) if fits else None
     if answer == best:
-        return say(True, "এই মডেলের model state আর cast copy মিলিয়ে বাজেটে আঁটে, আর এর পরেরটা আঁটে না।")
+        return say(True, "এই মডেলের model state আর cast cache মিলিয়ে বাজেটে আঁটে, আর এর পরেরটা আঁটে না।")
     if _params(answer) * states <= budget < _params(answer) * per_param:
         return say(False, "শুধু model state ধরলে আঁটে, কিন্তু AMP-এ আরও একটি জিনিস মডেলের মাপে বাড়ে আর forward থেকে "
                           "backward পর্যন্ত থাকে — activation-এর বাজেটে সেটা ধরা নেই। ওপরের মাপা সারণির খাতগুলো আবার "

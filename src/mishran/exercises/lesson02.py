@@ -9,7 +9,7 @@ import torch
 from mishran.numerics import formats
 from mishran.numerics.scaling import DeepSpeedLossScaler, DynamicLossScaler, LossScaleAtMinimumError, underflow_report
 
-from .core import Verdict, check_number, finite_number, function_answer, number_answer, say
+from .core import Verdict, check_number, dict_answer, finite_number, function_answer, say
 
 __all__ = ["SCALE_CHOICES", "check_min_normal_scale", "check_pytorch_scale_after", "check_deepspeed_scale_after",
            "check_scale_for_budget", "check_scaled_clip_step"]
@@ -78,8 +78,8 @@ def check_deepspeed_scale_after(sequence, answer, init_scale: float = 2.0 ** 16,
                                          f"loss_scale_window {scale_window}, hysteresis {hysteresis})", hint)
 
 
-SCALE_CHOICES = (2 ** 8, 2 ** 12, 2 ** 16, 2 ** 20, 2 ** 24)
-"""অনুশীলনী ০২.৪-এর বিকল্প: loss scale।"""
+SCALE_CHOICES = tuple(2 ** k for k in range(10, 25, 2))
+"""অনুশীলনী ০২.৪-এর বিকল্প: loss scale, 2^10 থেকে 2^24, দুই ঘাত পরপর।"""
 
 
 def _below_normal(values, fmt: str, scale: float) -> tuple[float, float]:
@@ -94,28 +94,51 @@ def _overflows(largest: float, fmt: str, scale: float) -> bool:
     return bool(torch.isinf(product.to(formats.get_format(fmt).dtype)))
 
 
+def _scale_mistake(values, largest: float, scale: int, budget: float, fmt: str) -> str:
+    """একটি scale কোন শর্ত ভাঙে, তার ব্যাখ্যা (উত্তরের কোনো সংখ্যা না বলে); দুই শর্তই মানলে ফাঁকা লেখা।"""
+    low, zeroed = _below_normal(values, fmt, scale)
+    if _overflows(largest, fmt, scale):
+        return ("এই scale-এ ছোটগুলো বাঁচে, কিন্তু সবচেয়ে বড় gradient × scale FP16-এর সবচেয়ে বড় সংখ্যা ছাড়িয়ে যায়: "
+                "inf, আর GradScaler গোটা ধাপটাই বাদ দেয়। ওপরের সীমাটাও হিসাবে রাখো।")
+    if low > budget and zeroed <= budget:
+        return ("এই scale-এ শূন্যে মোছা ভাগ বাজেটের মধ্যে, কিন্তু শর্তটা normal পরিসরের নিচে পড়া সব মানের: subnormal-ও "
+                "সূক্ষ্মতা হারায় (পাঠ ০১)। ২ নম্বর অংশের সারণির কোন দুই সারি মিলিয়ে গুনতে হবে?")
+    if low > budget:
+        return ("এই scale-এ বাজেটের চেয়ে বেশি gradient normal পরিসরের নিচে পড়ে। আরও বড় scale লাগবে — কত বড়, তা ঠিক "
+                "করে gradient-গুলোর মাপ আর FP16-এর সবচেয়ে ছোট normal।")
+    return ""
+
+
 def check_scale_for_budget(values, largest: float, answer, budget: float = 0.01, fmt: str = "fp16") -> Verdict:
-    """অনুশীলনী ০২.৪ (বাজেটে বাছাই): SCALE_CHOICES-এর কোন scale-এ values-এর বড়জোর budget ভাগ normal পরিসরের নিচে
-    (subnormal বা শূন্য) পড়ে, আর মডেলের সবচেয়ে বড় gradient (largest) × scale overflow করে না। চেনা দুই ভুল: শুধু শূন্যে
-    মোছা গোনা (subnormal-এর সূক্ষ্মতা হারানো ভুলে), আর ওপরের সীমা ভুলে যাওয়া।"""
-    value, early = number_answer(answer, "scale হবে SCALE_CHOICES-এর একটি সংখ্যা (a number)")
+    """অনুশীলনী ০২.৪ (বাজেটে বাছাই): SCALE_CHOICES-এর যে scale-গুলোয় values-এর বড়জোর budget ভাগ normal পরিসরের
+    নিচে (subnormal বা শূন্য) পড়ে, আর মডেলের সবচেয়ে বড় gradient (largest) × scale overflow করে না — তাদের সবচেয়ে
+    ছোট আর সবচেয়ে বড়টি: answer = {"smallest": ..., "largest": ...}। নিচের প্রান্ত ঠিক করে বাজেট, ওপরেরটা overflow।
+    চেনা দুই ভুল: শুধু শূন্যে মোছা গোনা (subnormal-এর সূক্ষ্মতা হারানো ভুলে), আর ওপরের সীমা ভুলে যাওয়া।"""
+    answer, early = dict_answer(answer, ("smallest", "largest"),
+                                need='{"smallest": ..., "largest": ...}, দুটোই SCALE_CHOICES-এর সংখ্যা (numbers)')
     if early is not None:
         return early
-    if value not in SCALE_CHOICES:
-        names = ", ".join(map(str, SCALE_CHOICES))
-        return say(False, f"scale হবে {names}-এর একটি (one of); পেয়েছি {answer!r}।", form=True)
-    answer = int(value)
-    low, zeroed = _below_normal(values, fmt, answer)
-    if _overflows(largest, fmt, answer):
-        return say(False, "এই scale-এ ছোটগুলো বাঁচে, কিন্তু সবচেয়ে বড় gradient × scale FP16-এর সবচেয়ে বড় সংখ্যা ছাড়িয়ে "
-                          "যায়: inf, আর GradScaler গোটা ধাপটাই বাদ দেয়। ওপরের সীমাটাও হিসাবে রাখো।")
-    if low > budget and zeroed <= budget:
-        return say(False, "এই scale-এ শূন্যে মোছা ভাগ বাজেটের মধ্যে, কিন্তু শর্তটা normal পরিসরের নিচে পড়া সব মানের: "
-                          "subnormal-ও সূক্ষ্মতা হারায় (পাঠ ০১)। ২ নম্বর অংশের সারণির কোন দুই সারি মিলিয়ে গুনতে হবে?")
-    if low > budget:
-        return say(False, "এই scale-এ বাজেটের চেয়ে বেশি gradient normal পরিসরের নিচে পড়ে। আরও বড় scale লাগবে — কত বড়, "
-                          "তা ঠিক করে gradient-গুলোর মাপ আর FP16-এর সবচেয়ে ছোট normal।")
-    return say(True, "এই scale-এ ছোট gradient-গুলো normal পরিসরে ওঠে, আর সবচেয়ে বড়টিও FP16-এ আঁটে।")
+    names = ", ".join(f"2**{k}" for k in range(10, 25, 2))
+    if any(v not in SCALE_CHOICES for v in answer.values()):
+        return say(False, f"দুটো scale-ই হবে {names}-এর একটি (one of SCALE_CHOICES); পেয়েছি {answer!r}।", form=True)
+    small, big = int(answer["smallest"]), int(answer["largest"])
+    if small > big:
+        return say(False, f"smallest (2**{small.bit_length() - 1}) largest (2**{big.bit_length() - 1})-এর চেয়ে বড়: "
+                          "দুটো জায়গা বদল হয়ে গেছে কি?", form=True)
+    fits = [s for s in SCALE_CHOICES if not _scale_mistake(values, largest, s, budget, fmt)]
+    for scale, edge in ((small, "smallest"), (big, "largest")):
+        mistake = _scale_mistake(values, largest, scale, budget, fmt)
+        if mistake:
+            return say(False, f"{edge} = 2**{scale.bit_length() - 1}: {mistake}")
+    if small != min(fits):
+        return say(False, f"smallest = 2**{small.bit_length() - 1} দুই শর্তই পূরণ করে, কিন্তু আরও ছোট একটি বিকল্পও "
+                          "করে। নিচের প্রান্ত ঠিক করে বাজেট: ছোট থেকে একে একে scale নিয়ে গুনে দেখো, কোনটায় প্রথম "
+                          "বাজেটের মধ্যে আসে।")
+    if big != max(fits):
+        return say(False, f"largest = 2**{big.bit_length() - 1} দুই শর্তই পূরণ করে, কিন্তু আরও বড় একটি বিকল্পও overflow "
+                          "করে না। ওপরের প্রান্ত ঠিক করে সবচেয়ে বড় gradient আর FP16-এর সবচেয়ে বড় সংখ্যা।")
+    return say(True, "এই জানালার প্রতিটি scale-এ ছোট gradient-গুলো বাজেট মেনে normal পরিসরে ওঠে, আর সবচেয়ে বড়টিও "
+                     "FP16-এ আঁটে। জানালার বাইরে এক ঘর গেলেই একটি শর্ত ভাঙে।")
 
 
 def _clip_setup(init_scale: float = 2.0 ** 10):
@@ -147,6 +170,22 @@ def _max_moved(params, others) -> float:
     return max((p - q).abs().max().item() for p, q in zip(params, others, strict=True))
 
 
+_SCALER_ASSERTS = {
+    "_scale is None": "GradScaler বলছে loss আগে scale হয়নি: backward-এর আগে scaler.scale(loss) দাও — নইলে scaler জানে না "
+                      "gradient-গুলো কোন scale-এ।",
+    "No inf checks were recorded": "scaler.update() ডাকার আগে scaler.step(optimizer) চাই: inf/NaN খোঁজা আর ধাপ বাদ দেওয়ার "
+                                   "সিদ্ধান্ত সে-ই নেয়, আর update সেই খোঁজের ফল দেখে scale বদলায়।",
+}
+
+
+def _step_error(err: Exception, when: str = "") -> Verdict:
+    """শিক্ষার্থীর ধাপ-ফাংশনের ভুল: GradScaler-এর চেনা দুই AssertionError বাংলায় বোঝাই, বাকিগুলো যেমন আছে।"""
+    for key, text in _SCALER_ASSERTS.items():
+        if isinstance(err, AssertionError) and key in str(err):
+            return say(False, f"{when}তোমার ফাংশন ভুল তুলেছে (AssertionError): {text}")
+    return say(False, f"{when}তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+
+
 def _normal_step_mistake(step_fn) -> Verdict | None:
     """(ক) স্বাভাবিক ধাপে ওজন ঠিক ততটা নড়ে কি না, যতটা আসল gradient clip করলে নড়ার কথা; ভুলে তার Verdict।"""
     model, opt, scaler, x, y = _clip_setup()
@@ -155,7 +194,7 @@ def _normal_step_mistake(step_fn) -> Verdict | None:
     try:
         step_fn(model, opt, scaler, loss, 0.1)
     except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
-        return say(False, f"তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+        return _step_error(err)
     if _max_moved(model.parameters(), clipped) <= 1e-6:
         return None
     if _max_moved(model.parameters(), unclipped) < 1e-6:
@@ -177,7 +216,7 @@ def _overflow_step_mistake(step_fn) -> Verdict | None:
     try:
         step_fn(model, opt, scaler, loss, 0.1)
     except Exception as err:  # শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
-        return say(False, f"loss inf হলে তোমার ফাংশন ভুল তুলেছে: {type(err).__name__}: {err}")
+        return _step_error(err, "loss inf হলে ")
     if not all(torch.equal(p, b) for p, b in zip(model.parameters(), before, strict=True)):
         return say(False, "gradient-এ inf/NaN থাকলেও ওজন বদলে গেছে। optimizer.step() সরাসরি না ডেকে "
                           "scaler.step(optimizer) ডাকো — সে inf দেখলে ধাপ বাদ দেয় (skipped step)।")

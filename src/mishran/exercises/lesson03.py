@@ -210,7 +210,7 @@ def check_epoch_loop_bug(answer) -> Verdict:
         return early
     n_lines = len(EPOCH_LOOP.splitlines())
     if not line.is_integer() or not 1 <= line <= n_lines:
-        return say(False, f"উত্তর ১ থেকে {n_lines}-এর একটি পূর্ণসংখ্যা (line number); পেয়েছি {answer!r}।", form=True)
+        return say(False, f"উত্তর 1 থেকে {n_lines}-এর একটি পূর্ণসংখ্যা (line number); পেয়েছি {answer!r}।", form=True)
     if int(line) == _EPOCH_LOOP_BUG:
         return say(True, "scaler যা শিখেছিল — কোন scale-এ overflow হয় না, আর টানা ঠিকঠাক ধাপের গোনা — এই লাইন প্রতি "
                          "epoch-এ মুছে দেয়; নতুন scaler আবার শুরুর scale থেকে overflow করে করে নামে। লুপের আগে একবার "
@@ -220,20 +220,20 @@ def check_epoch_loop_bug(answer) -> Verdict:
 
 MEMORY_BUDGET = {"params": 350e6, "gpu_bytes": 24e9, "lr": 1e-4, "need": 24, "act_fp32_per_example": 1.0e9,
                  "act_amp_per_example": 0.6e9, "act_bf16_per_example": 0.5e9}
-"""অনুশীলনী ০৩.২-এর সংখ্যা: ওজনের সংখ্যা, GPU-র মেমরি, AdamW-এর learning rate, দরকারি micro-batch, আর প্রতি
-উদাহরণে activation — FP32-এ, autocast-এ, আর পুরো মডেল BF16-এ।"""
+"""অনুশীলনী ০৩.২-এর সংখ্যা: ওজনের সংখ্যা, GPU-র মেমরি, AdamW-এর learning rate, দরকারি ব্যাচ (উদাহরণের সংখ্যা), আর
+প্রতি উদাহরণে activation — FP32-এ, autocast-এ, আর পুরো মডেল BF16-এ।"""
 
 MEMORY_SETUPS = {
     "a": "FP32: autocast নেই",
     "b": "torch.amp.autocast(device, dtype=torch.bfloat16), মডেল যেমন আছে",
     "c": "model.to(torch.bfloat16): ওজন, gradient আর AdamW-এর দুটি গড় — সবই BF16",
 }
-"""অনুশীলনী ০৩.২-এর তিন পথ: কোনটায় দরকারি micro-batch ধরে আর প্রশিক্ষণও ঠিক চলে।"""
+"""অনুশীলনী ০৩.২-এর তিন পথ: কোনটায় দরকারি ব্যাচ ধরে আর প্রশিক্ষণও ঠিক চলে।"""
 
 
-def _largest_micro_batches(budget: dict) -> dict:
-    """প্রতিটি পথে সবচেয়ে বড় micro-batch: model state (FP32-এ ৪ + ৪ + ৮; autocast-এ তার ওপর ২ বাইটের cast
-    copy, যা backward শেষ না হওয়া পর্যন্ত থাকে; BF16-এ ২ + ২ + ২ + ২) বাদে বাকি জায়গা activation-এর।"""
+def _largest_batches(budget: dict) -> dict:
+    """প্রতিটি পথে সবচেয়ে বড় ব্যাচ: model state (FP32-এ ৪ + ৪ + ৮; autocast-এ তার ওপর ২ বাইটের cast
+    cache, যা backward শেষ না হওয়া পর্যন্ত থাকে; BF16-এ ২ + ২ + ২ + ২) বাদে বাকি জায়গা activation-এর।"""
     psi, gpu = budget["params"], budget["gpu_bytes"]
     return {"a": int((gpu - 16 * psi) // budget["act_fp32_per_example"]),
             "b": int((gpu - 18 * psi) // budget["act_amp_per_example"]),
@@ -249,9 +249,9 @@ def _bf16_update_lost(lr: float) -> bool:
 
 
 _SETUP_HINTS = {
-    "a": "a-তে micro-batch {need} ধরে কি? FP32-এ AdamW-এর model state প্রতি ওজনে কত বাইট, আর বাকি জায়গায় FP32-এর "
+    "a": "a-তে {need} উদাহরণের ব্যাচ ধরে কি? FP32-এ AdamW-এর model state প্রতি ওজনে কত বাইট, আর বাকি জায়গায় FP32-এর "
          "activation কয়টি উদাহরণের — হিসাব করে দেখো।",
-    "b": "b-তে micro-batch {need} ধরে কি? autocast-এ model state প্রতি ওজনে কত বাইট, তার ওপর ওজনের ১৬-বিট কপি — "
+    "b": "b-তে {need} উদাহরণের ব্যাচ ধরে কি? autocast-এ model state প্রতি ওজনে কত বাইট, তার ওপর ওজনের ১৬-বিট কপি — "
          "হিসাব করে দেখো।",
     "c": "c-তে মেমরি সবচেয়ে কম লাগে, কিন্তু ওজন নিজেই BF16। AdamW-এর একটি ধাপে ওজন মোটামুটি lr পরিমাণ নড়ে; ১ থেকে "
          "শুরু একটি ওজন (যেমন LayerNorm-এর) BF16-এ তার পাশের সংখ্যা থেকে কত দূরে (পাঠ ০১)? ৪ নম্বর অংশে FP16 ওজনে "
@@ -259,33 +259,33 @@ _SETUP_HINTS = {
 }
 
 
-def _micro_batch_hint(micro: float, budget: dict, most: dict) -> str:
-    """autocast-এর micro-batch-এর চেনা ভুল হিসাবের ইঙ্গিত (উত্তর না বলে)।"""
+def _batch_hint(micro: float, budget: dict, most: dict) -> str:
+    """autocast-এর ব্যাচের চেনা ভুল হিসাবের ইঙ্গিত (উত্তর না বলে)।"""
     psi, gpu, amp = budget["params"], budget["gpu_bytes"], budget["act_amp_per_example"]
     if micro in ((gpu - 16 * psi) // amp, most["b"] + 1):
-        return ("ওজনের ১৬-বিট কপিটা (cast copy, প্রতি ওজনে ২ বাইট) গুনেছ? সেটা backward শেষ না হওয়া পর্যন্ত থাকে। "
-                "আর micro-batch পূর্ণসংখ্যা: মেমরিতে ধরতে হলে নিচের দিকে নাও।")
+        return ("ওজনের ১৬-বিট কপিটা (cast cache, প্রতি ওজনে ২ বাইট) গুনেছ? সেটা backward শেষ না হওয়া পর্যন্ত থাকে। "
+                "আর ব্যাচে উদাহরণ পূর্ণসংখ্যায়: মেমরিতে ধরতে হলে নিচের দিকে নাও।")
     if micro in ((gpu - 8 * psi) // amp, (gpu - 10 * psi) // amp):
         return ("autocast মডেল বদলায় না — ওজন, gradient আর AdamW-এর অবস্থা কোন dtype-এ থাকে? ১৬-বিট হয় কেবল "
                 "কিছু হিসাব আর ওজনের একটি কপি।")
     return ("প্রতি ওজনে model state কত বাইট, তার ওপর ওজনের ১৬-বিট কপি; বাকি জায়গা autocast-এর activation-এর। "
-            "micro-batch পূর্ণসংখ্যা, নিচের দিকে।")
+            "ব্যাচে উদাহরণ পূর্ণসংখ্যায়, নিচের দিকে।")
 
 
 def check_memory_choice(answer, budget: dict | None = None) -> Verdict:
-    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): MEMORY_SETUPS-এর কোন পথে micro-batch need ধরে আর ওজনের হালনাগাদও
-    হারায় না, আর সেই পথে সবচেয়ে বড় micro-batch।"""
-    values, early = dict_answer(answer, ("setup", "micro_batch"), numbers=False)
+    """অনুশীলনী ০৩.২ (মেমরির বাজেটে বাছাই): MEMORY_SETUPS-এর কোন পথে need উদাহরণের ব্যাচ ধরে আর ওজনের হালনাগাদও
+    হারায় না, আর সেই পথে সবচেয়ে বড় ব্যাচ: answer = {"setup": ..., "batch": ...}।"""
+    values, early = dict_answer(answer, ("setup", "batch"), numbers=False)
     if early is not None:
         return early
     setup, early = choice_answer(values["setup"], MEMORY_SETUPS, "setup", fold=lambda s: s.lower().strip("()"))
     if early is not None:
         return early
-    micro = finite_number(values["micro_batch"])
+    micro = finite_number(values["batch"])
     if micro is None or not micro.is_integer():
-        return say(False, f"micro_batch একটি পূর্ণসংখ্যা (an integer); পেয়েছি {values['micro_batch']!r}।", form=True)
+        return say(False, f"batch একটি পূর্ণসংখ্যা (an integer); পেয়েছি {values['batch']!r}।", form=True)
     budget = budget or MEMORY_BUDGET
-    most = _largest_micro_batches(budget)
+    most = _largest_batches(budget)
     trains = {"a": True, "b": True, "c": not _bf16_update_lost(budget["lr"])}
     good = [s for s in MEMORY_SETUPS if trains[s] and most[s] >= budget["need"]]
     best = max(good, key=most.get) if good else None
@@ -295,8 +295,8 @@ def check_memory_choice(answer, budget: dict | None = None) -> Verdict:
         return say(True, "মেমরি আর শেখা, দুই শর্তই মিলেছে: যেখানে ওজন FP32, সেখানে model state প্রতি ওজনে ১৬ বাইটের নিচে "
                          "নামে না — বাঁচে activation-এ; আর যেখানে ওজন ১৬ বিটে, সেখানে ছোট হালনাগাদ হারায়।")
     if best != "b":                                # নিজের বাজেট: শুধু সাধারণ কথা
-        return say(False, "এই পথে model state আর activation মিলিয়ে হিসাব আবার দেখো; micro-batch নিচের দিকে।")
-    return say(False, _micro_batch_hint(micro, budget, most))
+        return say(False, "এই পথে model state আর activation মিলিয়ে হিসাব আবার দেখো; ব্যাচ নিচের দিকে।")
+    return say(False, _batch_hint(micro, budget, most))
 
 
 OVERFLOW_FIXES = {

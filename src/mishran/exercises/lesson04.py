@@ -171,7 +171,7 @@ def check_accumulation_bug(answer) -> Verdict:
                           "(micro_step == accum - 1)। এখন শেষ k-1টি micro-batch-এর gradient কখনো allreduce হয় না, "
                           "তাই process-গুলোর ওজন আলাদা হয়ে যায় — কোনো ভুলবার্তা ছাড়াই।")
     if not 1 <= line <= n_lines:
-        return say(False, f"loop-এ লাইন ১ থেকে {n_lines}; পেয়েছি {line}।", form=True)
+        return say(False, f"loop-এ লাইন 1 থেকে {n_lines}; পেয়েছি {line}।", form=True)
     return say(False, f"লাইন {line} ঠিক আছে। accum = ৪ ধরে ভেতরের লুপটা হাতে চালাও: micro_step ০, ১, ২, ৩-এ "
                        "কোনটিতে allreduce হয়, আর হওয়া উচিত কোনটিতে, যাতে সব micro-batch-এর gradient তাতে ধরা পড়ে? "
                        "কোন লাইন সেটা ঠিক করে?")

@@ -627,7 +627,7 @@ def comm_error_figure(sweep: dict, tolerance=None, ax=None):
     ax.set(yscale="log", xlabel="rank-এর সংখ্যা (W)", ylabel="আপেক্ষিক ত্রুটি (FP64-এর গড়ের তুলনায়)",
            title="reduce-scatter-এর পরে গড় gradient-এর ত্রুটি, তারের (wire) dtype ধরে")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))     # অক্ষের ডানে: কোনো রেখা ঢাকে না
+    ax.legend(fontsize=11, loc="upper left", bbox_to_anchor=(1.01, 1))    # অক্ষের ডানে: কোনো রেখা ঢাকে না
     ax.figure.tight_layout()
     return ax.figure
 
@@ -638,15 +638,19 @@ def ring_reduce_scatter_figure(world: int = 4):
     প্যানেলে প্রতিটি rank-এর কাছে নিজের segment-এর পুরো যোগফল। তীরের লেখা: "s<segment>: g<rank>+…"।"""
     angles = [math.pi / 2 - 2 * math.pi * r / world for r in range(world)]
     where = [(math.cos(t), math.sin(t)) for t in angles]
-    fig, axes = plt.subplots(1, world, figsize=(4.2 * world, 4.6), layout="tight")
-    for hop, ax in enumerate(axes, start=1):
+    cols = 2 if world <= 4 else 3                                   # নোটবুকের ~900 px চওড়ায় লেখা পড়া যায়
+    rows = -(-world // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.4 * rows + 0.6), layout="tight", squeeze=False)
+    for ax in grid.flat[world:]:
+        ax.remove()
+    for hop, ax in enumerate(grid.flat[:world], start=1):
         ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal")
         ax.axis("off")
         last = hop == world
         ax.set_title("শেষে: প্রতিটি rank-এর নিজের segment" if last else f"hop {hop}", fontsize=12)
         for r, (x, y) in enumerate(where):
             held = f"\ns{r}: " + "+".join(f"g{(r + 1 + k) % world}" for k in range(world)) if last else ""
-            ax.text(x, y, f"rank {r}{held}", ha="center", va="center", fontsize=10,
+            ax.text(x, y, f"rank {r}{held}", ha="center", va="center", fontsize=12 if world <= 4 else 9,
                     bbox={"boxstyle": "round", "fc": "#dbe9f6" if last else "white", "ec": "#1f77b4"})
         if last:
             continue
@@ -657,10 +661,10 @@ def ring_reduce_scatter_figure(world: int = 4):
                         xytext=(0.72 * x0 + 0.28 * x1, 0.72 * y0 + 0.28 * y1),
                         arrowprops={"arrowstyle": "->", "color": "#ff7f0e", "lw": 1.8})
             label = f"s{s}: " + "+".join(f"g{(s + 1 + k) % world}" for k in range(hop))
-            ax.text((x0 + x1) * 0.72, (y0 + y1) * 0.72, label, ha="center", va="center", fontsize=10,
+            ax.text((x0 + x1) * 0.8, (y0 + y1) * 0.8, label, ha="center", va="center", fontsize=12 if world <= 4 else 9,
                     color="#8c3b00")                                     # তীরের বাইরের দিকে, তীর ঢাকে না
-    fig.suptitle(f"ring reduce-scatter, {world}টি rank: প্রতিটি hop-এ আংশিক যোগফল তারের dtype-এ round হয়ে পাশের "
-                 f"rank-এ যায় ({world - 1}টি hop)", fontsize=12)
+    fig.suptitle(f"ring reduce-scatter, {world}টি rank: প্রতিটি hop-এ আংশিক যোগফল তারের dtype-এ round হয়ে\n"
+                 f"পাশের rank-এ যায় ({world - 1}টি hop)", fontsize=13)
     return fig
 
 
@@ -677,7 +681,7 @@ def rank_bytes_figure(worlds, per_weight: dict, title: str = ""):
     ax.set_yscale("log", base=2)
     ax.set_xticks(worlds, [str(w) for w in worlds])
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))   # 2⁴ নয়, 16
-    ax.set(xlabel="GPU-র সংখ্যা (N)", ylabel="প্রতি rank-এ বাইট, প্রতি ওজনে", title=title)
+    ax.set(xlabel="GPU-র সংখ্যা (N)", ylabel="প্রতি rank-এ বাইট ÷ মডেলের মোট ওজন (Ψ)", title=title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=10)
     return fig
