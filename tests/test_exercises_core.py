@@ -29,6 +29,14 @@ def test_number_answer_gives_the_number_or_the_verdict_to_return(capsys):
     assert capsys.readouterr().out == "এখনো হয়নি: উত্তর একটি সংখ্যা হওয়া চাই (a number); পেয়েছি 'x'।\n"
 
 
+def test_blank_note_quotes_the_placeholder_so_it_does_not_read_as_an_ellipsis(capsys):
+    """'ফাঁকা: উত্তর এখনো লেখা হয়নি: ... -এর জায়গায়' read as a sentence trailing off; the placeholder is quoted."""
+    verdict = core.blank_verdict()
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith(f"ফাঁকা: {BLANK_NOTE}")
+    assert '"..."-এর জায়গায়' in out and ": ..." not in out
+
+
 def test_dict_answer_checks_shape_blanks_and_numbers(capsys):
     assert core.dict_answer({"b": "2", "a": 1}, ("a", "b")) == ({"a": 1.0, "b": 2.0}, None)
     assert core.dict_answer({"a": "x", "b": 2}, ("a", "b"), numbers=False) == ({"a": "x", "b": 2}, None)

@@ -56,7 +56,7 @@ def say(ok: bool | None, text: str, form: bool = False) -> Verdict:
 
 def blank_verdict() -> Verdict:
     """ফাঁকা উত্তরের মনে-করানো বার্তা; ভুল তোলে না, মিথ্যা Verdict দেয় (সব পাঠের অনুশীলনী)।"""
-    return say(None, "উত্তর এখনো লেখা হয়নি: ... -এর জায়গায় তোমার উত্তর বসিয়ে ঘরটি আবার চালাও।")
+    return say(None, 'উত্তর এখনো লেখা হয়নি — "..."-এর জায়গায় তোমার উত্তর বসিয়ে ঘরটি আবার চালাও।')
 
 
 def as_number(answer) -> float | None:
