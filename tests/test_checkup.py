@@ -253,7 +253,7 @@ def test_the_ops_table_is_torchs_own_autocast():
     softmax = ops[("aten._softmax", str(soft.dtype).removeprefix("torch."))]
     assert softmax.kind == "softmax" and softmax.flagged == (soft.dtype == torch.float16)
     norm = ops[("aten.native_layer_norm", str(normed.dtype).removeprefix("torch."))]
-    assert norm.kind == "normalisation" and norm.in_16bit == (normed.dtype == torch.float16)
+    assert norm.kind == "normalization" and norm.in_16bit == (normed.dtype == torch.float16)
     assert report.autocast_rules == "cpu"
     assert all(c.mfu is None for c in report.costs)                        # no known peak on a CPU
 

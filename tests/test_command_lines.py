@@ -93,8 +93,10 @@ def _flags(module_name):
 
 
 def _positionals(parser):
-    """One stand-in value for each required positional (capstone.check's run files), so only the flag is wrong."""
-    return ["x.json" for a in parser._actions if not a.option_strings and a.nargs not in ("?", "*")]
+    """One stand-in value for each required positional (capstone.check's run files) and each required option
+    (checkup's --batch), so only the flag under test is wrong (a repeated flag: the last one counts)."""
+    needed = ["x.json" for a in parser._actions if not a.option_strings and a.nargs not in ("?", "*")]
+    return needed + [f"{a.option_strings[-1]}=x" for a in parser._actions if a.option_strings and a.required]
 
 
 def _cases():

@@ -10,7 +10,7 @@ from mishran.exercises import lesson10 as ex
 
 
 def test_blank_answers_give_a_reminder_not_an_error(capsys):
-    for verdict in (ex.check_first_overflow(...), ex.check_init_scale(...), ex.check_keep_plan(...),
+    for verdict in (ex.check_first_overflow(...), ex.check_scale_window(...), ex.check_keep_plan(...),
                     ex.check_planted_fix(...)):
         assert not verdict
     assert capsys.readouterr().out.count("উত্তর এখনো লেখা হয়নি") == 4
@@ -28,33 +28,49 @@ def test_the_first_module_to_overflow_is_up_not_the_biggest_number(capsys):
     assert not ex.check_first_overflow("lm_head")                            # not a module of the model
 
 
-def _window_by_brute_force():
-    """Every power of two from 2^0 to 2^20: cast every gradient (weights' and the activation's) to FP16 by torch."""
+def _brute_force():
+    """Every power of two from 2^0 to 2^20, by torch's own FP16 cast of every gradient (the weights' and the
+    activation's): which gradients overflow, which parameters lose more than 1% of their non-zero gradients."""
     model, x = ex.ScaleNet(), ex.scale_batch()
     h = model.amp(x)
     h.retain_grad()
     (2.0 * h.square().mean() + 1e-8 * model.tiny(h.detach()).sum()).backward()
-    grads = [p.grad for p in model.parameters()] + [h.grad]
-    good = []
+    grads = {**{n: p.grad for n, p in model.named_parameters()}, "activation": h.grad}
+    overflow, zeroed = {}, {}
     for k in range(21):
-        overflow = any(torch.isinf((g * 2.0 ** k).half()).any() or (g * 2.0 ** k).abs().max() > 65504 for g in grads)
-        zero = max(float(((p.grad * 2.0 ** k).half() == 0)[p.grad != 0].float().mean()) for p in model.parameters())
-        if not overflow and zero <= 0.01:
-            good.append(k)
-    return good
+        overflow[k] = [n for n, g in grads.items()
+                       if torch.isinf((g * 2.0 ** k).half()).any() or (g * 2.0 ** k).abs().max() >= 65504]
+        zeroed[k] = [n for n, p in model.named_parameters()
+                     if float(((p.grad * 2.0 ** k).half() == 0)[p.grad != 0].float().mean()) > 0.01]
+    return overflow, zeroed
 
 
-def test_the_scale_must_be_a_power_of_two_inside_the_window(capsys):
-    good = _window_by_brute_force()
-    assert good == list(range(good[0], good[-1] + 1)) and 16 not in good and 0 not in good
-    for k in good:
-        assert ex.check_init_scale(2.0 ** k), k
+def test_the_window_is_both_ends_and_the_hint_names_what_breaks(capsys):
+    overflow, zeroed = _brute_force()
+    good = [k for k in overflow if not overflow[k] and not zeroed[k]]
+    low, high = good[0], good[-1]
+    assert good == list(range(low, high + 1)) and 0 not in good and 16 not in good
+    assert overflow[16] == ["amp.weight"]            # the activation gradient (max 0.71) still fits at 2^16
+    right = {"smallest": 2.0 ** low, "largest": 2.0 ** high}
+    assert ex.check_scale_window(right) and ex.check_scale_window({"largest": 2 ** high, "smallest": 2 ** low})
     capsys.readouterr()
-    assert not ex.check_init_scale(2.0 ** 16) and "2**16" in capsys.readouterr().out      # PyTorch's default
-    assert not ex.check_init_scale(1) and "underflow" in capsys.readouterr().out
-    assert not ex.check_init_scale(2.0 ** (good[0] - 1)) and "underflow" in capsys.readouterr().out
-    assert not ex.check_init_scale(1000) and "power of two" in capsys.readouterr().out
-    assert not ex.check_init_scale("x") and not ex.check_init_scale(math.nan)
+    # any single power inside the window is no longer an answer: both ends are asked for
+    for wrong in ({"smallest": 2.0 ** (low + 1), "largest": 2.0 ** high}, {"smallest": 2.0 ** low,
+                                                                            "largest": 2.0 ** (high - 1)}):
+        assert not ex.check_scale_window(wrong) and "চলে" in capsys.readouterr().out
+    assert not ex.check_scale_window({"smallest": 2.0 ** low, "largest": 2.0 ** 16})
+    said = capsys.readouterr().out
+    assert "`amp.weight`" in said and "activation" not in said and "2**16" in said       # PyTorch's default
+    assert not ex.check_scale_window({"smallest": 2.0 ** low, "largest": 2.0 ** 17})
+    assert "activation gradient" in capsys.readouterr().out
+    assert not ex.check_scale_window({"smallest": 2.0 ** (low - 1), "largest": 2.0 ** high})
+    said = capsys.readouterr().out
+    assert zeroed[low - 1] == ["tiny.weight"] and "`tiny.weight`" in said and "underflow" in said
+    assert not ex.check_scale_window({"smallest": 2.0 ** high, "largest": 2.0 ** low})
+    assert "জায়গা বদল" in capsys.readouterr().out
+    assert not ex.check_scale_window({"smallest": 8, "largest": 1000}) and "power of two" in capsys.readouterr().out
+    for bad in (2.0 ** 9, "x", {"smallest": math.nan, "largest": 8}, {"smallest": 8}):
+        assert not ex.check_scale_window(bad)
 
 
 def test_only_the_innermost_module_fits_the_budget(capsys):
@@ -92,6 +108,24 @@ class _Fixed(ex.PlantedNet):
         self.sharpen = _Upcast(self.sharpen.factor)
 
 
+class _SubtractMax(nn.Module):
+    """A plausible fix that is not one: subtract the max before sharpening — the loss is finite again, but the
+    gaps × 1e5 still overflow FP16 on the low side: -inf in sharpen's output."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x):
+        return (x - x.amax(-1, keepdim=True)) * self.factor
+
+
+class _MaxFirst(ex.PlantedNet):
+    def __init__(self):
+        super().__init__()
+        self.sharpen = _SubtractMax(self.sharpen.factor)
+
+
 class _ChangedMath(ex.PlantedNet):
     def forward(self, x):
         return super().forward(x) / 10
@@ -106,6 +140,8 @@ def test_a_fix_must_keep_the_fp32_result_and_remove_the_inf(capsys):
     assert ex.check_planted_fix(_Fixed())
     capsys.readouterr()
     assert not ex.check_planted_fix(ex.PlantedNet()) and "'sharpen'" in capsys.readouterr().out
+    assert not ex.check_planted_fix(_Fixed) and "_Fixed()" in capsys.readouterr().out       # the class, not a model
+    assert not ex.check_planted_fix(_MaxFirst()) and "−inf" in capsys.readouterr().out
     assert not ex.check_planted_fix(_ChangedMath()) and "FP32" in capsys.readouterr().out
     kept = ex.PlantedNet()
     keep.KeepFP32(kept, ["sharpen"]).apply()                                # the advice's way, not the exercise's

@@ -340,7 +340,22 @@ def test_show_checkup_keeps_tables_to_top_and_says_how_many_are_left(overflow, m
     model, _, report = overflow
     tables = _shown(report, monkeypatch, top=1)[0]
     modules = len(list(model.named_modules()))                  # every module ran, so every one has an error row
-    assert f"আরও {modules - 1}টি সারি দেখানো হয়নি" in tables._repr_html_()
+    # the whole model's output is its last Linear's output: the same numbers, so that row is folded, as in the figure
+    assert f"আরও {modules - 2}টি সারি দেখানো হয়নি" in tables._repr_html_()
+    assert "1টি সারি বাদ: container বা Dropout" in tables._repr_html_()
+
+
+def test_the_worst_table_folds_a_dropout_and_a_container_that_repeat_their_module(monkeypatch):
+    torch.manual_seed(0)
+    inner = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1))
+    model = nn.Sequential(inner, nn.GELU(), nn.Linear(8, 1))
+    report = checkup(model, _batch(), loss_fn=_mean, target="t4", steps=0)
+    parser = _Tables()
+    parser.feed(_shown(report, monkeypatch, top=12)[0]._repr_html_())
+    shown = list(parser.table("আপেক্ষিক ত্রুটি"))
+    # the comparison step turns dropout off, so '0.1' (Dropout) repeats '0.0' and '0' (container) repeats it too;
+    # the whole model repeats '2'
+    assert "0.0" in shown and "2" in shown and not {"0.1", "0", "(পুরো মডেল)"} & set(shown), shown
 
 
 @pytest.mark.parametrize("top", [0, -3, 2.5, "5", None, True])

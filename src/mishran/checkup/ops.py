@@ -22,7 +22,7 @@ __all__ = ["OP_KINDS", "RISKY_KINDS", "op_kind", "OpRecorder"]
 
 OP_KINDS = {
     "softmax": {"_softmax", "softmax", "_log_softmax", "log_softmax", "_safe_softmax"},
-    "normalisation": {"native_layer_norm", "layer_norm", "native_batch_norm", "_native_batch_norm_legit",
+    "normalization": {"native_layer_norm", "layer_norm", "native_batch_norm", "_native_batch_norm_legit",
                       "_native_batch_norm_legit_no_training", "_batch_norm_with_update", "_batch_norm_no_update",
                       "batch_norm", "native_group_norm", "group_norm", "instance_norm", "rms_norm", "_fused_rms_norm",
                       "cudnn_batch_norm"},
@@ -39,7 +39,7 @@ OP_KINDS = {
 }
 """op-এর ধরন → aten-এর নাম (overload ছাড়া)।"""
 
-RISKY_KINDS = ("reduction", "normalisation", "softmax", "loss")
+RISKY_KINDS = ("reduction", "normalization", "softmax", "loss")
 """এগুলো ১৬-বিটে চললে সূক্ষ্মতা (যোগফল, গড়, ভেদ) বা পরিসর (exp) হারাতে পারে — সারিতে flagged।"""
 
 _SIXTEEN = (torch.float16, torch.bfloat16)

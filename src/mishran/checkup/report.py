@@ -8,7 +8,11 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["ModuleRun", "ModuleRow", "ParamRun", "ParamRow", "OpRow", "CostRow", "LossScaleRange", "CheckupReport"]
+__all__ = ["WHOLE_MODEL", "ModuleRun", "ModuleRow", "ParamRun", "ParamRow", "OpRow", "CostRow", "LossScaleRange",
+           "CheckupReport"]
+
+WHOLE_MODEL = "(পুরো মডেল)"
+"""মূল মডেলের নাম named_modules()-এ '' — বার্তা, সারণি আর চিত্রে এই লেখা।"""
 
 
 @dataclass
@@ -86,8 +90,8 @@ class ParamRow:
 class OpRow:
     """একটি aten op, একটি precision-এর autocast forward-এ: কতবার, কোন dtype-এ (প্রথম floating output-এর) (পাঠ ১০)।
 
-    kind: 'matmul', 'reduction', 'normalisation', 'softmax', 'loss', 'cast' বা 'other'; flagged: reduction,
-    normalisation, softmax বা loss ১৬-বিটে চলেছে — এগুলো সূক্ষ্মতা বা পরিসর হারাতে পারে।
+    kind: 'matmul', 'reduction', 'normalization', 'softmax', 'loss', 'cast' বা 'other'; flagged: reduction,
+    normalization, softmax বা loss ১৬-বিটে চলেছে — এগুলো সূক্ষ্মতা বা পরিসর হারাতে পারে।
     """
 
     precision: str
@@ -139,7 +143,9 @@ class LossScaleRange:
 class CheckupReport:
     """checkup()-এর ফল (পাঠ ১০)। শিক্ষার্থী আর শিক্ষক attribute পড়েন; JSON-এর জন্য to_dict()।
 
-    recommended_precision: 'fp32', 'fp16' বা 'bf16'; fp16_init_scale: fp16 হলে GradScaler-এর init_scale, নইলে None;
+    target_precision: লক্ষ্যের নিয়মের প্রস্তাব (mishran.precision.for_device); recommended_precision: 'fp32', 'fp16',
+    'bf16', বা 'unknown' (প্রস্তাবের step emulation-এ চলেইনি — লক্ষ্যের যন্ত্রে আবার চালাও); fp16_init_scale: fp16
+    হলে GradScaler-এর init_scale, নইলে None;
     keep_fp32: যে module-গুলো FP32-এ রাখা উচিত; keep_fp32_check: সেগুলো FP32-এ রেখে (KeepFP32) লক্ষ্যের precision-এর
     step আবার চালানোর ফল — loss, gradient-এর ত্রুটি আর cosine, ভাঙা কি না, ওজনের কত ভাগ ওগুলোয় (না থাকলে None);
     overflow_modules, near_max_modules, first_nonfinite,
@@ -156,6 +162,7 @@ class CheckupReport:
     numbers_label: str
     training: bool
     precisions: list
+    target_precision: str
     recommended_precision: str
     fp16_init_scale: float | None
     keep_fp32: list

@@ -24,9 +24,9 @@ from mishran.checkup.gradients import CHUNK, UNDERFLOW_LIMIT, log2_histogram, sc
 from mishran.checkup.keep import KeepFP32
 from mishran.checkup.ops import OpRecorder
 from mishran.checkup.probe import ModuleProbe
-from mishran.checkup.report import CheckupReport, CostRow, ParamRow, ParamRun
+from mishran.checkup.report import WHOLE_MODEL, CheckupReport, CostRow, ParamRow, ParamRun
 from mishran.checkup.state import ModelState
-from mishran.checkup.step import NoDropout, loss_of, run_model, split_batch, tensors_in
+from mishran.checkup.step import LossFnFailed, NoDropout, loss_of, run_model, split_batch, tensors_in
 from mishran.checkup.target import Target, resolve_target
 from mishran.measure.flops import mfu, peak_tflops_for
 from mishran.measure.memory import SavedTensorCounter
@@ -35,6 +35,11 @@ from mishran.timer import time_steps
 __all__ = ["checkup"]
 
 _SIXTEEN = {torch.float16: "FP16", torch.bfloat16: "BF16"}
+
+
+def _where(module: str | None) -> str:
+    """বার্তায় module-এর নাম: মূল মডেল ('') হলে "(পুরো মডেল)"।"""
+    return WHOLE_MODEL if module == "" else repr(module)
 
 
 class _ModelFailed(Exception):
@@ -151,6 +156,18 @@ def _nonfinite_names(grads: dict) -> list[str]:
     return [n for n, g in grads.items() if not bool(torch.isfinite(g).all())]
 
 
+def _refusal(step: _Step, failed: _ModelFailed) -> ValueError:
+    """FP32-এর step-এ মডেল ভাঙল: কোথায়, কী ভুল — আর tuple batch-এ loss_fn না দিয়ে forward-এর TypeError হলে, কেন।"""
+    err = failed.error
+    text = (f"মডেলটি এই batch-এ চলল না (the model fails on this batch), module {_where(failed.module)}-এ: "
+            f"{type(err).__name__}: {err}")
+    if (isinstance(err, TypeError) and failed.module in ("", None) and step.loss_fn is None
+            and isinstance(step.inputs, (list, tuple))):
+        text += (f" — batch একটি {type(step.inputs).__name__}, তাই model(*batch) ডাকা হলো ({len(step.inputs)}টি "
+                 "argument); batch যদি (inputs, target) হয়, loss_fn দাও, যেমন loss_fn=torch.nn.CrossEntropyLoss()")
+    return ValueError(text)
+
+
 def _reference(step: _Step, state: ModelState):
     """FP32-এর step (FLOP-ও এখানেই গোনা): loss, gradient, রাখা বাইট, FLOP। এখানে ভাঙলে শিক্ষার্থীর মডেল বা batch-এ
     ভুল — পরিষ্কার বার্তা।"""
@@ -162,15 +179,13 @@ def _reference(step: _Step, state: ModelState):
             try:
                 loss = step.loss("fp32", dropout=False)
             except _ModelFailed as failed:
-                err = failed.error
-                raise ValueError(f"মডেলটি এই batch-এ চলল না (the model fails on this batch), module "
-                                 f"{failed.module!r}-এ: {type(err).__name__}: {err}") from err
+                raise _refusal(step, failed) from failed.error
         if not loss.requires_grad:
             raise ValueError("loss-এর কোনো gradient নেই (loss does not require grad): সব parameter কি "
                              "requires_grad=False, বা loss কি torch.no_grad()/detach()-এর ভেতরে বানানো?")
         if not torch.isfinite(loss):
             raise ValueError(f"FP32-এই loss {float(loss)} (non-finite loss in FP32): প্রথম inf/NaN module "
-                             f"{step.probe.first_nonfinite['fp32']!r}-এ — আগে মডেল বা batch ঠিক করো")
+                             f"{_where(step.probe.first_nonfinite['fp32'])}-এ — আগে মডেল বা batch ঠিক করো")
         loss.backward()
     grads = {n: p.grad for n, p in step.model.named_parameters() if p.requires_grad and p.grad is not None}
     bad = _nonfinite_names(grads)
@@ -194,8 +209,10 @@ def _sixteen(step: _Step, state: ModelState, name: str, scale: float, ref: dict)
         run.loss = float(loss.detach())
         (loss.float() * scale).backward()
     except _ModelFailed as failed:
-        run.error = f"module {failed.module!r}: {type(failed.error).__name__}: {failed.error}"
-    except RuntimeError as err:            # যেমন কোনো op এই dtype-এ এই device-এ নেই (loss_fn-এ বা backward-এ)
+        run.error = f"module {_where(failed.module)}: {type(failed.error).__name__}: {failed.error}"
+    except LossFnFailed as failed:         # FP32-এ চলেছিল: এখানে ভুলটা এই dtype-এর (যেমন op নেই)
+        run.error = f"loss_fn: {type(failed.__cause__).__name__}: {failed.__cause__}"
+    except RuntimeError as err:            # যেমন কোনো op এই dtype-এ এই device-এ নেই (backward-এ)
         run.error = f"{type(err).__name__}: {err}"
     finally:
         step.probe.recorder = None
@@ -311,10 +328,10 @@ def _notes(target: Target, frozen: list, unused: list, runs: dict, dropouts: int
     if unused:
         notes.append(f"এই parameter-গুলো loss-এ পৌঁছায়নি, gradient None (unused): {', '.join(unused)}")
     if target.emulated:
-        notes.append(f"লক্ষ্য {target.label}, কিন্তু হিসাব চলল {target.autocast_rules}-এ (emulated on "
-                     f"{target.autocast_rules.upper()}): autocast-এর op-তালিকা আলাদা — যেমন CPU-র FP16 autocast "
-                     "softmax আর layer_norm-কে FP32-এ তোলে না (ইনপুট FP16 হলে output-ও FP16), CUDA-র autocast "
-                     "তোলে; সময় এই device-এর।")
+        rules = target.autocast_rules.upper()
+        notes.append(f"লক্ষ্য {target.label}, কিন্তু হিসাব চলল {rules}-তে (emulated on {rules})। দুই যন্ত্রের "
+                     "autocast-এর op-তালিকা আলাদা: যেমন CUDA-র autocast softmax আর layer_norm FP32-এ চালায়, CPU-র FP16 "
+                     "autocast চালায় না (ইনপুট FP16 হলে output-ও FP16)। সময়ও এই ডিভাইসে মাপা।")
     for p, run in runs.items():
         if run.error is None and not math.isfinite(run.loss):
             notes.append(f"{p.upper()}-এ loss {run.loss} (non-finite loss)।")
@@ -323,15 +340,23 @@ def _notes(target: Target, frozen: list, unused: list, runs: dict, dropouts: int
 
 def _verdict_fields(step: _Step, state: ModelState, target: Target, rows: list, runs: dict, scale, ref) -> dict:
     is_broken = {p: verdict.broken(run.loss, run.cosine, bool(run.bad), run.error) for p, run in runs.items()}
-    keep = verdict.keep_fp32(rows, target.candidate)
+    failed = target.candidate in runs and runs[target.candidate].error is not None
+    keep = [] if failed else verdict.keep_fp32(rows, target.candidate)   # চলেনি: কী FP32-এ রাখতে হবে, অজানা
     check = None
     if keep and target.candidate in runs:
         s = scale.init_scale if target.candidate == "fp16" else 1.0
         check = _with_kept(step, state, target.candidate, s, ref, keep)
-    name = verdict.recommend(target.candidate, is_broken, check)
+    name = verdict.recommend(target.candidate, is_broken, check, failed, target.emulated)
     init = scale.init_scale if name == "fp16" else None
     return {"recommended_precision": name, "fp16_init_scale": init, "keep_fp32": keep, "keep_fp32_check": check,
             "ds_config": verdict.ds_config(name, init)}
+
+
+def _check_batch(batch) -> None:
+    if not tensors_in(batch):
+        raise TypeError(f"batch-এ কোনো tensor নেই (no tensors in the batch; পেয়েছি {type(batch).__name__}): batch হবে "
+                        "tensor, tuple/list বা dict, যার ভেতরে tensor — DataLoader থেকে একটি batch নাও: "
+                        "next(iter(loader)); numpy array হলে torch.from_numpy(x)")
 
 
 MAX_STEPS = 100
@@ -357,6 +382,7 @@ def checkup(model, batch, loss_fn=None, device=None, target=None, *, steps: int 
     মডেলের ওজন, gradient, buffer, mode আর RNG-এর অবস্থা বিটে বিটে আগের মতো ফেরত যায়।
     """
     here = _device_of(model, batch, device)
+    _check_batch(batch)
     steps = _check_steps(steps)
     goal = resolve_target(target, here.type)
     inputs, y = split_batch(batch, loss_fn)
@@ -391,7 +417,8 @@ def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> Checku
     report = CheckupReport(
         model=type(model).__name__, device=str(step.device), target=goal.label, target_capability=goal.capability,
         autocast_rules=goal.autocast_rules, emulated=goal.emulated, numbers_label=goal.numbers_label,
-        training=model.training, precisions=list(goal.precisions), recommended_precision="", fp16_init_scale=None,
+        training=model.training, precisions=list(goal.precisions), target_precision=goal.candidate,
+        recommended_precision="", fp16_init_scale=None,
         keep_fp32=[], keep_fp32_check=None, loss_scale=scale, flops=flops, modules=rows, params=params,
         ops=[o for run in runs.values() for o in run.ops], costs=costs, frozen_params=frozen, unused_params=unused,
         notes=_notes(goal, frozen, unused, runs, step.dropouts_skipped), advice="", ds_config={},

@@ -15,7 +15,7 @@ import torch
 from torch.nn import functional as F
 from torch.overrides import TorchFunctionMode
 
-__all__ = ["tensors_in", "split_batch", "run_model", "loss_of", "NoDropout"]
+__all__ = ["tensors_in", "split_batch", "run_model", "loss_of", "NoDropout", "LossFnFailed"]
 
 _NO_TARGET = object()
 _DROPOUTS = {F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout,
@@ -75,6 +75,10 @@ def split_batch(batch, loss_fn):
     """batch → (model-এর inputs, loss_fn-এর target) (পাঠ ১০)। loss_fn না থাকলে পুরো batch-ই inputs।"""
     if loss_fn is None:
         return batch, _NO_TARGET
+    if isinstance(loss_fn, type):
+        name = loss_fn.__name__
+        raise TypeError(f"loss_fn একটি class ({name}), বস্তু (instance) নয়: বানিয়ে দাও — loss_fn={name}() "
+                        "(pass an instance, not the class)")
     if not callable(loss_fn):
         raise TypeError(f"loss_fn হবে একটি function, যেমন torch.nn.CrossEntropyLoss() (loss_fn must be callable); "
                         f"পেয়েছি {type(loss_fn).__name__}")
@@ -135,10 +139,33 @@ def _logits(output) -> torch.Tensor:
     return found
 
 
+class LossFnFailed(ValueError):
+    """শিক্ষার্থীর loss_fn নিজেই ভুল তুলল (পাঠ ১০): বার্তায় output আর target-এর আকার ও dtype, কী মেলাতে হবে।"""
+
+
+def _shape_of(obj) -> str:
+    if isinstance(obj, torch.Tensor):
+        return f"আকার (shape) {tuple(obj.shape)}, dtype {str(obj.dtype).removeprefix('torch.')}"
+    return f"{type(obj).__name__}, tensor নয়"
+
+
+def _loss_failed(err: Exception, logits, target) -> LossFnFailed:
+    call = "loss_fn(output)" if target is _NO_TARGET else "loss_fn(output, target)"
+    seen = f"output: {_shape_of(logits)}" + ("" if target is _NO_TARGET else f"; target: {_shape_of(target)}")
+    return LossFnFailed(
+        f"{call} চলল না (loss_fn failed): {type(err).__name__}: {err} — {seen}। loss_fn যা চায়, আকার আর dtype সেভাবে "
+        "মেলাও: যেমন CrossEntropyLoss চায় output (N, C) আর target (N,), dtype long (int64); (B, T, C)-এর logits "
+        "হলে loss_fn-এর ভেতরে logits.flatten(0, 1) আর target.flatten()")
+
+
 def loss_of(output, target, loss_fn) -> torch.Tensor:
-    """মডেলের output (আর target) থেকে scalar loss (পাঠ ১০); না পেলে বা scalar না হলে বাংলা + ইংরেজি বার্তায় ভুল।"""
+    """মডেলের output (আর target) থেকে scalar loss (পাঠ ১০); না পেলে বা scalar না হলে বাংলা + ইংরেজি বার্তায় ভুল;
+    loss_fn নিজে ভুল তুললে LossFnFailed, output আর target-এর আকার ও dtype সহ।"""
     if loss_fn is None:
         return _loss_in(output)
     logits = _logits(output)
-    loss = loss_fn(logits) if target is _NO_TARGET else loss_fn(logits, target)
+    try:
+        loss = loss_fn(logits) if target is _NO_TARGET else loss_fn(logits, target)
+    except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর loss_fn-এর যেকোনো ভুল: আকার আর dtype দেখিয়ে আবার ছোড়া হয়
+        raise _loss_failed(err, logits, target) from err
     return _scalar(loss, "loss_fn-এর ফল")

@@ -20,7 +20,8 @@ TARGETS = {"cpu": None, "t4": (7, 5), "v100": (7, 0), "a100": (8, 0), "h100": (9
 @dataclass(frozen=True)
 class Target:
     """পড়া লক্ষ্য (পাঠ ১০): নাম, capability (CPU-তে None), নিয়মের প্রস্তাব (candidate), যে ১৬-বিট precision-গুলো
-    চালাতে হবে, কার autocast-এর নিয়ম খাটছে (এই device-এর), আর হিসাব অনুকরণ (emulated) কি না।"""
+    চালাতে হবে, কার autocast-এর নিয়ম খাটছে (এই device-এর), আর হিসাব লক্ষ্যের যন্ত্রের বদলে এই device-এ emulation
+    (emulated) কি না।"""
 
     label: str
     capability: tuple | None

@@ -3,7 +3,8 @@
 
 নিয়ম: লক্ষ্যের প্রস্তাব আসে mishran.precision.for_device থেকে (T4/V100 → fp16 + loss scaling, Ampere/Hopper → bf16,
 CPU → bf16); BF16-এ step ভেঙে গেলে (loss বা gradient inf/NaN, বা gradient-এর cosine COSINE_FLOOR-এর নিচে) → fp32।
-FP16-এর লক্ষ্যে আর কিছু নেই, তাই fp16 থাকে — ভাঙা module-গুলো keep_fp32-এ।
+FP16-এর লক্ষ্যে আর কিছু নেই, তাই fp16 থাকে — ভাঙা module-গুলো keep_fp32-এ। প্রস্তাবের step চলেইনি (কোনো op এই
+dtype-এ নেই): লক্ষ্যের হিসাব এই যন্ত্রে emulation হলে রায় অজানা (UNKNOWN: ভুলটা হয়তো এই যন্ত্রের, লক্ষ্যের নয়), নইলে fp32।
 """
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import math
 
 from mishran import precision
 
-__all__ = ["ADDED_LIMIT", "ERROR_FLOOR", "COSINE_FLOOR", "KEPT_SHARE_LIMIT", "innermost", "keep_fp32", "broken",
-           "recommend", "ds_config", "advice"]
+__all__ = ["ADDED_LIMIT", "ERROR_FLOOR", "COSINE_FLOOR", "KEPT_SHARE_LIMIT", "UNKNOWN", "innermost", "keep_fp32",
+           "broken", "recommend", "ds_config", "advice"]
 
 ADDED_LIMIT = 10.0
 """একটি module নিজে তার input-এর ত্রুটির (বা ফরম্যাটের unit roundoff-এর) এত গুণ ত্রুটি যোগ করলে সে সন্দেহভাজন…"""
@@ -57,10 +58,18 @@ KEPT_SHARE_LIMIT = 0.5
 """keep_fp32-এর module-গুলোয় মডেলের parameter-এর এর বেশি ভাগ থাকলে ১৬-বিটে লাভ সামান্য: তখন সোজা FP32।"""
 
 
-def recommend(candidate: str, is_broken: dict, check: dict | None = None) -> str:
+UNKNOWN = "unknown"
+"""recommended_precision, যখন প্রস্তাবের step emulation-এ চলেইনি: রায় লক্ষ্যের যন্ত্রে চালিয়ে জানতে হবে।"""
+
+
+def recommend(candidate: str, is_broken: dict, check: dict | None = None, failed: bool = False,
+              emulated: bool = False) -> str:
     """লক্ষ্যের প্রস্তাব (candidate), কোন precision ভাঙা (precision → bool), আর keep_fp32 রেখে আবার চালানো step-এর
     ফল (check) থেকে সুপারিশ (পাঠ ১০): BF16 ভাঙলে, কিন্তু keep_fp32 রেখে না ভাঙলে আর সেগুলোয় ওজনের অর্ধেকের কম
-    থাকলে — BF16 (keep_fp32-সহ); নইলে FP32। FP16-এর লক্ষ্যে (T4) বিকল্প নেই, তাই fp16।"""
+    থাকলে — BF16 (keep_fp32-সহ); নইলে FP32। FP16-এর লক্ষ্যে (T4) বিকল্প নেই, তাই fp16। failed: candidate-এর step
+    চলেইনি — তখন emulated হলে UNKNOWN, নইলে FP32।"""
+    if failed:
+        return UNKNOWN if emulated else "fp32"
     if candidate == "bf16" and is_broken.get("bf16", False):
         fixed = check is not None and not check["broken"] and check["param_share"] <= KEPT_SHARE_LIMIT
         return "bf16" if fixed else "fp32"
@@ -70,6 +79,8 @@ def recommend(candidate: str, is_broken: dict, check: dict | None = None) -> str
 def ds_config(name: str, init_scale: float | None) -> dict:
     """DeepSpeed config-এর precision block (mishran.precision.ds_block); fp16-এ dynamic loss scale আর শুরুর
     scale-এর ঘাত (initial_scale_power) সহ (পাঠ ১০)।"""
+    if name == UNKNOWN:
+        return {}
     block = precision.ds_block(name)
     if name == "fp16" and init_scale:
         block["fp16"].update({"loss_scale": 0, "initial_scale_power": round(math.log2(init_scale))})
@@ -97,23 +108,46 @@ def _code(report) -> list[str]:
     return lines
 
 
+def _unknown_line(report) -> str:
+    p = report.target_precision.upper()
+    return (f"সুপারিশ (recommended precision): অজানা (unknown) — {p}-এর step এই যন্ত্রে চলেনি (failed), আর লক্ষ্য "
+            f"{report.target}-এর হিসাব এখানে emulation (emulated on {report.autocast_rules.upper()}): ভুলটা হয়তো এই যন্ত্রের "
+            f"autocast-এর সীমা (যেমন CPU-র oneDNN-এ FP16-এর LSTM নেই), {report.target}-এর নয়। লক্ষ্যের যন্ত্রে "
+            "check-up আবার চালাও।")
+
+
 def _verdict_lines(report) -> list[str]:
     name = report.recommended_precision
+    if name == UNKNOWN:
+        return [_unknown_line(report)]
+    failed = report.errors.get(report.target_precision)
+    if name == "fp32" and failed:
+        return [f"সুপারিশ (recommended precision): FP32 — {report.target_precision.upper()}-এর step এই যন্ত্রেই চলেনি "
+                "(failed; ভুলটা নিচে), তাই নিরাপদ পথ FP32।"]
     if name == "fp16":
         k = round(math.log2(report.fp16_init_scale))
         return [f"সুপারিশ (recommended precision): FP16 autocast + loss scaling — "
-                f"grad_scaler(device, 'fp16', init_scale=2.0**{k})  # = {report.fp16_init_scale:g}"]
+                f"grad_scaler(device, 'fp16', init_scale=2.0**{k})  # = {_int(report.fp16_init_scale)}"]
     if name == "bf16":
         return ["সুপারিশ (recommended precision): BF16 autocast — পরিসর FP32-এর সমান, loss scaling লাগে না।"]
     why = " BF16-এ step ভেঙে যায় (loss/gradient inf/NaN বা দিক সরে যায়)।" if "bf16" in report.precisions else ""
     return [f"সুপারিশ (recommended precision): FP32।{why}"]
 
 
+def _int(value: float) -> str:
+    """loss scale (২-এর ধনাত্মক ঘাত) পুরো পূর্ণসংখ্যায়: 1048576, 1.04858e+06 নয়।"""
+    return str(int(value)) if value >= 1 and value == int(value) else f"{value:g}"
+
+
 def _window(scale) -> str:
     if scale.window_ok:
-        return f"নিরাপদ loss scale (safe range): {scale.low:g} থেকে {scale.high:g}"
-    need = f"underflow তুলতে লাগে ≥ {scale.low:g}" if scale.low else "2**24 পর্যন্ত কোনো scale underflow তোলে না"
-    return f"দুটোই মেটায় এমন loss scale নেই (no safe window): {need}, overflow ছাড়া সর্বোচ্চ {scale.high:g}"
+        return f"নিরাপদ scale-এর জানালা (safe window): {_int(scale.low)} থেকে {_int(scale.high)}"
+    need = (f"underflow ১%-এর নিচে নামাতে লাগে ≥ {_int(scale.low)}" if scale.low
+            else "2**24 পর্যন্ত কোনো scale underflow ১%-এর নিচে নামায় না")
+    return (f"overflow নেই আর underflow ≤ ১% — দুই শর্তই মেটায় এমন loss scale নেই (নিরাপদ scale-এর জানালা নেই, "
+            f"no safe window): {need}, কিন্তু overflow ছাড়া সর্বোচ্চ {_int(scale.high)}; init_scale তাই এই সর্বোচ্চটাই। "
+            "যে parameter-গুলো নিচের সীমা টানে, তাদের gradient কি গণিতে শূন্য (যেমন BatchNorm-এর ঠিক আগের bias, "
+            "attention-এর key-র bias)? তাহলে তাদের underflow ক্ষতি করে না")
 
 
 def _finding_lines(report) -> list[str]:
@@ -131,8 +165,8 @@ def _finding_lines(report) -> list[str]:
                      f"; {_window(report.loss_scale)}")
     flagged = sorted({row.op for row in report.ops if row.flagged})
     if flagged:
-        lines.append(f"১৬-বিটে চলা reduction/normalisation/softmax/loss ({report.autocast_rules}-এর autocast-এর নিয়মে): "
-                     + ", ".join(flagged))
+        lines.append(f"১৬-বিটে চলা reduction/normalization/softmax/loss ({report.autocast_rules.upper()}-র "
+                     "autocast-এর নিয়মে): " + ", ".join(flagged))
     return lines
 
 
@@ -148,7 +182,7 @@ def _cost_line(report) -> list[str]:
             f"{kept(got) / size:.1f} {unit} (×{kept(got) / kept(ref):.2f})")
     if ref.step_seconds and got.step_seconds:
         line += (f"; step-এর সময় {ref.step_seconds * 1e3:.1f} → {got.step_seconds * 1e3:.1f} ms "
-                 f"(×{got.step_seconds / ref.step_seconds:.2f}, {report.device}-এ মাপা")
+                 f"(×{got.step_seconds / ref.step_seconds:.2f}, {report.device.upper()}-তে মাপা")
         line += ", লক্ষ্যের যন্ত্রে নয়)" if report.emulated else ")"
     return [line]
 
@@ -157,9 +191,10 @@ def _check_line(check: dict | None) -> list[str]:
     if check is None:
         return []
     result = ("তবুও ভাঙা (still broken)" if check["broken"] else
-              f"ঠিক আছে: gradient-এর cosine {check['grad_cosine']:.4f}, আপেক্ষিক ত্রুটি {check['grad_rel_error']:.2g}")
+              f"ঠিক আছে: gradient-এর cosine {check['grad_cosine']:.4f}, gradient-এর আপেক্ষিক ত্রুটি "
+              f"{check['grad_rel_error']:.2g}")
     return [f"যাচাই (checked): এগুলো FP32-এ রেখে {check['precision'].upper()}-এর step আবার চালানো হলো — {result}; "
-            f"মডেলের ওজনের {100 * check['param_share']:.1f}% এই module-গুলোয়। স্থায়ীভাবে, মডেলের কোড না বদলে: "
+            f"মডেলের ওজনের {100 * check['param_share']:.1f}% এই module-গুলোয়। প্রশিক্ষণে একই কাজ, মডেলের কোড না বদলে: "
             "KeepFP32(model, report.keep_fp32).apply()  # mishran.checkup.keep"]
 
 
@@ -167,11 +202,14 @@ def advice(report) -> str:
     """CheckupReport-এর (advice ছাড়া বাকি সব ভরা) বাংলা পরামর্শ: কোথায় মাপা, সুপারিশ, কী পাওয়া গেল, কোন module
     FP32-এ রাখতে হবে তার কোড, আর DeepSpeed-এর block (পাঠ ১০)।"""
     cap = f" (sm_{report.target_capability[0]}{report.target_capability[1]})" if report.target_capability else ""
-    lines = [f"check-up: {report.model}, লক্ষ্য (target) {report.target}{cap}; forward/backward-এর সংখ্যা "
-             f"{report.numbers_label}, autocast-এর নিয়ম {report.autocast_rules}-এর।"]
+    rules = report.autocast_rules.upper()
+    where = f"লক্ষ্যের যন্ত্রে নয়, {rules}-তে চালানো (emulated)" if report.emulated else f"{rules}-তে মাপা"
+    lines = [f"check-up: {report.model}, লক্ষ্য (target) {report.target}{cap}; সংখ্যাগুলো {where}, "
+             f"{rules}-র autocast-এর নিয়মে।"]
     lines += _verdict_lines(report) + _cost_line(report) + _finding_lines(report) + report.notes
     if report.keep_fp32:
-        lines.append("এই module-গুলো FP32-এ রাখো (keep_fp32) — forward-এ autocast বন্ধ করে input upcast করো:")
+        lines.append("এই module-গুলো FP32-এ রাখো (keep_fp32): forward-এ autocast বন্ধ করো, আর ইনপুট FP32-এ তোলো:")
         lines += _why(report) + _code(report) + _check_line(report.keep_fp32_check)
-    lines.append(f"DeepSpeed config-এর precision block: {json.dumps(report.ds_config)}")
+    if report.ds_config:                  # রায় অজানা হলে block-ও নেই
+        lines.append(f"DeepSpeed config-এর precision block: {json.dumps(report.ds_config)}")
     return "\n".join(lines)

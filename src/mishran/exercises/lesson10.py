@@ -14,11 +14,11 @@ from mishran.checkup.keep import KeepFP32
 from mishran.measure.memory import SavedTensorCounter
 from mishran.numerics.formats import get_format
 
-from .core import Verdict, blank_verdict, choice_answer, number_answer, say
+from .core import Verdict, blank_verdict, choice_answer, dict_answer, say
 
-__all__ = ["MysteryNet", "mystery_batch", "check_first_overflow", "ScaleNet", "scale_batch", "check_init_scale",
-           "BudgetNet", "budget_batch", "PLANS", "plan_bytes", "budget_bytes", "check_keep_plan", "PlantedNet",
-           "planted_batch", "check_planted_fix"]
+__all__ = ["MysteryNet", "mystery_batch", "check_first_overflow", "ScaleNet", "scale_batch", "check_scale_window",
+           "BudgetNet", "budget_batch", "PLANS", "plan_bytes", "budget_bytes", "check_keep_plan", "Sharpen",
+           "PlantedNet", "planted_batch", "check_planted_fix"]
 
 _FP16 = get_format("fp16")
 
@@ -118,44 +118,87 @@ def scale_batch() -> torch.Tensor:
     return torch.linspace(-1, 1, 32).reshape(4, 8)
 
 
+ACTIVATION = "activation gradient"
+"""_scale_grads()-এ module-এর output-এর gradient-এর নাম (parameter নয়)।"""
+
+
 @functools.lru_cache(maxsize=1)
-def _scale_window() -> tuple[int, int]:
-    """(k_low, k_high): 2**k-এ কোনো gradient (ওজনের বা activation-এর) 65504 ছোঁয় না, আর কোনো ওজনের gradient-এর
-    1%-এর বেশি FP16-এ শূন্য হয় না — সব উপাদান torch-এর নিজের .half() দিয়ে গুনে।"""
+def _scale_grads() -> dict:
+    """ScaleNet-এর FP32 gradient: প্রতিটি parameter-এর, আর 'activation gradient' (amp-এর output-এর) — torch নিজে।"""
     model, x = ScaleNet(), scale_batch()
     seen: list = []
     h = model.amp(x)
     h.register_hook(seen.append)
     (2.0 * h.square().mean() + 1e-8 * model.tiny(h.detach()).sum()).backward()
     grads = {n: p.grad.detach() for n, p in model.named_parameters()}
-    biggest = max(max(float(g.abs().max()) for g in grads.values()), float(seen[0].abs().max()))
-    k_high = math.floor(math.log2(_FP16.max / biggest))
-    while biggest * 2.0 ** k_high >= _FP16.max:
-        k_high -= 1
+    return {**grads, ACTIVATION: seen[0].detach()}
 
-    def zeroed(k):
-        return max(float(((g * 2.0 ** k).half() == 0)[g != 0].float().mean()) for g in grads.values())
 
-    k_low = next(k for k in range(0, 40) if zeroed(k) <= 0.01)
+def _overflowing(k: int) -> list[str]:
+    """2**k-এ যে gradient-গুলোর বৃহত্তম |g| × 2**k 65504 ছোঁয় বা ছাড়ায় (ওজনের আর activation-এর)।"""
+    return [n for n, g in _scale_grads().items() if float(g.abs().max()) * 2.0 ** k >= _FP16.max]
+
+
+def _zeroed(k: int) -> dict:
+    """2**k-এ যে parameter-এর শূন্য-নয় gradient-এর 1%-এর বেশি FP16-এ শূন্য হয় (torch-এর নিজের .half()): নাম → ভাগ।"""
+    shares = {n: float(((g * 2.0 ** k).half() == 0)[g != 0].float().mean())
+              for n, g in _scale_grads().items() if n != ACTIVATION}
+    return {n: share for n, share in shares.items() if share > 0.01}
+
+
+@functools.lru_cache(maxsize=1)
+def _scale_window() -> tuple[int, int]:
+    """(k_low, k_high): 2**k-এ কোনো gradient (ওজনের বা activation-এর) 65504 ছোঁয় না, আর কোনো ওজনের gradient-এর
+    1%-এর বেশি FP16-এ শূন্য হয় না — সব উপাদান torch-এর নিজের .half() দিয়ে গুনে।"""
+    k_low = next(k for k in range(0, 40) if not _zeroed(k))
+    k_high = next(k for k in range(40, -1, -1) if not _overflowing(k))
     return k_low, k_high
 
 
-def check_init_scale(answer) -> Verdict:
-    """অনুশীলনী ১০.২: ScaleNet-এর জন্য GradScaler-এর init_scale (2-এর ঘাত): overflow নেই, underflow ≤ 1%।"""
-    value, early = number_answer(answer, "একটি সংখ্যা চাই (a number), যেমন 2.0**10")
+def _edge_mistake(edge: str, k: int) -> str:
+    """জানালার একটি প্রান্ত (2**k) কোন শর্ত ভাঙে, আর কোন রাশিটা ভাঙে — উত্তরের সংখ্যা না বলে; না ভাঙলে ফাঁকা।"""
+    broken = _overflowing(k)
+    if broken:
+        what = ", ".join("module-এর output-এর gradient (activation gradient)" if n == ACTIVATION
+                         else f"`{n}`-এর gradient" for n in broken)
+        default = " PyTorch-এর default 2**16 তাই এই মডেলে প্রথম কয়েকটি ধাপ বাদ দেবে।" if k == 16 else ""
+        return (f"{edge} = 2**{k}-এ {what}: বৃহত্তম |g| × 2**{k} ≥ 65504 (overflow)।{default} সারণির 'বৃহত্তম |g|' "
+                "থেকে গুণ করে 65504-এর সঙ্গে মেলাও।")
+    zeroed = _zeroed(k)
+    if zeroed:
+        name, share = max(zeroed.items(), key=lambda item: item[1])
+        return (f"{edge} = 2**{k}-এ `{name}`-এর শূন্য-নয় gradient-এর {100 * share:.3g}% এখনো FP16-এ শূন্য "
+                "(underflow): তার histogram-এর সবচেয়ে নিচের খোপ 2**k-এ কোথায় সরে, আর 2**-25-এর সঙ্গে মেলাও।")
+    return ""
+
+
+def check_scale_window(answer) -> Verdict:
+    """অনুশীলনী ১০.২: ScaleNet-এর নিরাপদ scale-এর জানালার দুই প্রান্ত, ২-এর ঘাতে — answer = {"smallest": 2.0**a,
+    "largest": 2.0**b}: যে সবচেয়ে ছোট আর সবচেয়ে বড় ঘাতে কোনো gradient 65504 ছোঁয় না আর কোনো parameter-এর
+    শূন্য-নয় gradient-এর 1%-এর বেশি FP16-এ শূন্য হয় না। ভুলে বলে কোন রাশিটা (কোন gradient) ভাঙে।"""
+    answer, early = dict_answer(answer, ("smallest", "largest"),
+                                need='{"smallest": 2.0**a, "largest": 2.0**b} চাই, দুটোই সংখ্যা (numbers)')
     if early is not None:
         return early
-    if value <= 0 or not math.log2(value).is_integer():
-        return say(False, "loss scale 2-এর ঘাত নাও (a power of two): তাহলে গুণ-ভাগে mantissa-র একটি বিটও বদলায় না (পাঠ ০২)।")
-    k = round(math.log2(value))
+    if any(v <= 0 or not math.log2(v).is_integer() for v in answer.values()):
+        return say(False, "দুই প্রান্তই ২-এর ঘাত নাও (a power of two), যেমন 2.0**10: তাহলে গুণ-ভাগে mantissa-র একটি বিটও "
+                          f"বদলায় না (পাঠ ০২); পেয়েছি {answer!r}।", form=True)
+    small, big = (round(math.log2(answer[key])) for key in ("smallest", "largest"))
+    if small > big:
+        return say(False, f"smallest (2**{small}) largest (2**{big})-এর চেয়ে বড়: দুটো জায়গা বদল হয়ে গেছে কি?", form=True)
+    for edge, k in (("smallest", small), ("largest", big)):
+        mistake = _edge_mistake(edge, k)
+        if mistake:
+            return say(False, mistake)
     k_low, k_high = _scale_window()
-    if k_low <= k <= k_high:
-        return say(True, "জানালার ভেতরে: সবচেয়ে বড় gradient-ও 65504-এর নিচে, আর ছোটগুলোর প্রায় সব বেঁচে থাকে।")
-    if k > k_high:
-        extra = " — PyTorch-এর default 2**16 এই মডেলে প্রথম কয়েকটি step বাদ দেবে" if k == 16 else ""
-        return say(False, "এই scale-এ কোনো gradient 65504 ছাড়ায় (overflow)" + extra + ": শুধু ওজনের নয়, activation "
-                          "gradient-এর বৃহত্তম মানটাও দেখো।")
-    return say(False, "এই scale-এ ছোট gradient-গুলোর 1%-এর বেশি এখনো FP16-এ শূন্য (underflow): আরও বড় scale লাগবে।")
+    if small > k_low:
+        return say(False, f"smallest = 2**{small} চলে, কিন্তু 2**{small - 1}-ও চলে: নিচের প্রান্ত আরও নিচে। প্রতিটি "
+                          "parameter-এর histogram-এর সবচেয়ে নিচের খোপটাকে 2**-25-এর ওপরে তুলতে ঠিক কত লাগে?")
+    if big < k_high:
+        return say(False, f"largest = 2**{big} চলে, কিন্তু 2**{big + 1}-ও কোনো gradient-কে 65504-এ পৌঁছায় না: ওপরের "
+                          "প্রান্ত আরও ওপরে। বৃহত্তম |g| (ওজনের আর activation-এর) দিয়ে 65504 ভাগ করো।")
+    return say(True, "দুই প্রান্তই ঠিক: এক ঘাত নিচে গেলে কোনো ছোট gradient মুছে যায়, এক ঘাত ওপরে গেলে কোনো বড় "
+                     "gradient overflow করে। এর ভেতরের যেকোনো ঘাত init_scale হিসেবে চলে।")
 
 
 class _Scores(nn.Module):
@@ -246,7 +289,7 @@ def check_keep_plan(answer) -> Verdict:
     return say(False, "overflow যায় ঠিকই, কিন্তু বাজেট ছাড়ায়: বড় module FP32-এ রাখলে তার ভেতরের সব activation-ও FP32।")
 
 
-class _Sharpen(nn.Module):
+class Sharpen(nn.Module):
     """score-কে তীক্ষ্ণ করা: × factor (এক ধরনের উল্টো temperature)।"""
 
     def __init__(self, factor: float):
@@ -254,7 +297,7 @@ class _Sharpen(nn.Module):
         self.factor = factor
 
     def forward(self, x):
-        """x × factor।"""
+        """x-কে factor দিয়ে গুণ।"""
         return x * self.factor
 
 
@@ -269,7 +312,7 @@ class PlantedNet(nn.Module):
             self.embed = nn.Linear(16, d)
             self.score = nn.Linear(d, 1)
             self.head = nn.Linear(d, classes)
-        self.sharpen = _Sharpen(1e5)
+        self.sharpen = Sharpen(1e5)
         with torch.no_grad():
             self.score.weight.mul_(4.0)
 
@@ -290,6 +333,8 @@ def check_planted_fix(model) -> Verdict:
     """অনুশীলনী ১০.৪: সারানো মডেল (PlantedNet-এর মতো একই parameter): FP32-এ একই ফল, আর FP16 autocast-এ কোথাও inf নেই।"""
     if model is ... or model is None:
         return blank_verdict()
+    if isinstance(model, type) and issubclass(model, nn.Module):
+        return say(False, f"class দিয়েছ; তার বস্তু (instance) দাও: {model.__name__}()", form=True)
     if not isinstance(model, nn.Module):
         return say(False, f"একটি nn.Module চাই (a model), যেমন FixedNet(); পেয়েছি {type(model).__name__}।", form=True)
     planted = PlantedNet()
@@ -309,5 +354,6 @@ def check_planted_fix(model) -> Verdict:
                           "নিরাপদ থাকে (তার হিসাব কোন dtype-এ হয়, ভাবো)।")
     where = _first_nonfinite_fp16(model, x)
     if where is not None:
-        return say(False, f"FP16 autocast-এ এখনো inf/NaN, প্রথমে '{where}'-এ। check-up আবার চালিয়ে দেখো।")
+        return say(False, f"FP16 autocast-এ এখনো inf/NaN, প্রথমে '{where}'-এ (−inf-ও inf: softmax হয়তো বাঁচে, কিন্তু "
+                          "activation-এ inf থাকা চলবে না)। check-up আবার চালিয়ে দেখো।")
     return say(True, "FP32-এ একই ফল, FP16-এ কোথাও inf নেই।")

@@ -20,7 +20,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MultipleLocator
 
 from mishran.checks import positive_int
-from mishran.checkup.report import CheckupReport
+from mishran.checkup.report import WHOLE_MODEL, CheckupReport
+from mishran.checkup.verdict import UNKNOWN
 from mishran.lab.display import Rich, table_html
 from mishran.lab.figures import setup_bengali
 from mishran.numerics.formats import get_format
@@ -29,7 +30,6 @@ from mishran.numerics.scaling import format_regions
 __all__ = ["module_range_figure", "gradient_range_figure", "show_checkup"]
 
 _MIB = 2 ** 20
-_WHOLE = "(পুরো মডেল)"           # মূল মডেলের নাম named_modules()-এ '' — চিত্রে আর সারণিতে এই লেখা
 _NAME_WIDTH = 40                 # চিত্রের বাঁয়ে module-এর নাম এর বেশি অক্ষর হলে শুরুর দিকের ভাগ বাদ
 _BAR = {"overflow": "#d62728", "near_max": "#ff7f0e", "ok": "#4c72b0"}
 _BAND = {"underflow_to_zero": ("#bdbdbd", "শূন্যে মুছে যায়"), "subnormal": ("#fdd49e", "subnormal"),
@@ -41,7 +41,7 @@ def _top(top) -> int:
 
 
 def _label(name: str) -> str:
-    return name or _WHOLE
+    return name or WHOLE_MODEL
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -53,9 +53,11 @@ def _power(k: int, sup: bool) -> str:
 
 
 def _pow2(value: float, sup: bool = False) -> str:
-    """2-এর ঘাত হলে '2^16 = 65536', নইলে সংখ্যাটাই।"""
+    """2-এর ঘাত হলে '2^16 = 65536' (ধনাত্মক ঘাতে পুরো পূর্ণসংখ্যা, যেমন 2^20 = 1048576), নইলে সংখ্যাটাই।"""
     k = math.log2(value) if value > 0 else math.nan
-    return f"{_power(round(k), sup)} = {value:g}" if math.isfinite(k) and k == round(k) else f"{value:g}"
+    if not (math.isfinite(k) and k == round(k)):
+        return f"{value:g}"
+    return f"{_power(round(k), sup)} = {int(value) if k >= 0 else format(value, 'g')}"
 
 
 def _num(value) -> str:
@@ -76,7 +78,7 @@ def _short_names(names: list, every: list) -> list[str]:
     হলে শুরুর দিক থেকে আরও ভাগ বাদ।"""
     out = []
     for name in names:
-        parts = name.split(".") if name else [_WHOLE]
+        parts = name.split(".") if name else [WHOLE_MODEL]
         k = min(2, len(parts))
         while k < len(parts) and (parts[-k].isdigit() or not _suffix_unique(parts, k, every)):
             k += 1
@@ -190,15 +192,15 @@ def _bands(ax, xlim: tuple) -> None:
 
 
 def _grad_panel(ax, hist: dict, shift: int, report: CheckupReport, xlim: tuple) -> None:
-    """একটি প্যানেল: bucket b (|g| ≤ 2^b, > 2^(b-1)) তার ঘর (b-1, b]-এ, loss scale 2^shift-এ ডানে সরানো।"""
+    """একটি প্যানেল: bucket b (|g| ≤ 2^b, > 2^(b-1)) তার খোপ (b-1, b]-এ, loss scale 2^shift-এ ডানে সরানো।"""
     fp16, scale = get_format("fp16"), report.loss_scale
     _bands(ax, xlim)
     buckets = sorted(hist)
     ax.bar([b - 0.5 + shift for b in buckets], [hist[b] for b in buckets], width=1.0, color="#1f4e79", zorder=2,
-           label="parameter-এর gradient (FP32), প্রতিটি ঘরে কয়টি")
+           label="parameter-এর gradient (FP32), প্রতিটি খোপে কয়টি")
     zero = math.log2(fp16.min_subnormal / 2)
     ax.axvline(zero, color="black", ls="--", lw=1.5, zorder=3,
-               label=f"শূন্যের সীমা {_power(round(zero), True)} (smallest subnormal ÷ 2): বাঁয়ের ঘর 0 হয়")
+               label=f"শূন্যের সীমা {_power(round(zero), True)} (smallest subnormal ÷ 2): বাঁয়ের খোপ 0 হয়")
     ax.axvline(math.log2(fp16.max), color=_BAR["overflow"], ls="--", lw=1.5, zorder=3,
                label=f"{fp16.label}-এর max {fp16.max:g}")
     if scale.max_activation_grad > 0:
@@ -222,7 +224,7 @@ def _grad_xlim(hist: dict, k: int, report: CheckupReport) -> tuple:
 
 def gradient_range_figure(report: CheckupReport):
     """পাঠ ১০: সব parameter-এর FP32 gradient-এর log2-histogram (report.params-এর histogram জোড়া দিয়ে), দুই
-    প্যানেলে: loss scale 1-এ, আর প্রস্তাবিত loss scale-এ (report.loss_scale.init_scale — ঠিক log₂(scale) ঘর ডানে)।
+    প্যানেলে: loss scale 1-এ, আর প্রস্তাবিত loss scale-এ (report.loss_scale.init_scale — ঠিক log₂(scale) খোপ ডানে)।
     পেছনে FP16-এর এলাকা, দাগ: শূন্যে মুছে যাওয়ার সীমা (smallest subnormal ÷ 2), FP16-এর max 65504 আর activation
     gradient-এর max (সেও scale-এর সঙ্গে সরে, তাই scale-এর সীমা টানে)। প্রতিটি প্যানেলে শূন্য-নয় gradient-এর কত
     ভাগ শূন্য হয়। Figure ফেরত দেয়।"""
@@ -231,8 +233,8 @@ def gradient_range_figure(report: CheckupReport):
     xlim = _grad_xlim(hist, k, report)
     fig, axes = plt.subplots(2, 1, sharex=True, figsize=(12, 9), layout="constrained")
     total = sum(hist.values())
-    window = (f"নিরাপদ পরিসর {_pow2(scale.low, True)} … {_pow2(scale.high, True)}" if scale.window_ok
-              else f"নিরাপদ পরিসর নেই (no safe window); overflow ছাড়া সর্বোচ্চ {_pow2(scale.high, True)}")
+    window = (f"নিরাপদ scale-এর জানালা {_pow2(scale.low, True)} … {_pow2(scale.high, True)}" if scale.window_ok
+              else f"নিরাপদ scale-এর জানালা নেই (no safe window); overflow ছাড়া সর্বোচ্চ {_pow2(scale.high, True)}")
     panels = [(0, scale.underflow_share_at_1, "loss scale 1 (scale ছাড়া)"),
               (k, scale.underflow_share_at_init, f"প্রস্তাবিত loss scale {_pow2(scale.init_scale, True)} ({window})")]
     for ax, (shift, share, title) in zip(axes, panels, strict=True):
@@ -243,7 +245,7 @@ def gradient_range_figure(report: CheckupReport):
         axes[0].text(0.5, 0.5, "কোনো শূন্য-নয় gradient নেই", transform=axes[0].transAxes, ha="center")
     axes[1].xaxis.set_major_locator(MultipleLocator(4 if xlim[1] - xlim[0] <= 64 else 8))
     axes[1].xaxis.set_major_formatter(lambda v, _: f"$2^{{{v:g}}}$")
-    axes[1].set_xlabel("|gradient| × loss scale (log₂ অক্ষ; প্রতিটি ঘর এক ঘাত)")
+    axes[1].set_xlabel("|gradient| × loss scale (log₂ অক্ষ; প্রতিটি খোপ এক ঘাত)")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=10,
                frameon=False)
     fig.suptitle(f"{report.model}: {total:,}টি শূন্য-নয় FP32 gradient বনাম FP16-এর পরিসর — loss scale সব মানকে "
@@ -269,23 +271,29 @@ def _summary(report: CheckupReport) -> _Table:
     window = (f"{_pow2(ls.low)} … {_pow2(ls.high)}" if ls.window_ok else
               f"নেই (no safe window): underflow তুলতে লাগে ≥ {_pow2(ls.low)}, overflow ছাড়া সর্বোচ্চ {_pow2(ls.high)}"
               if ls.low else f"নেই (no safe window): 2^24 পর্যন্ত কোনো scale underflow তোলে না; সর্বোচ্চ {_pow2(ls.high)}")
-    where = f"{report.numbers_label}; autocast-এর নিয়ম {report.autocast_rules}-এর"
+    where = f"{report.numbers_label}; {report.autocast_rules.upper()}-র autocast-এর নিয়মে"
+    chosen = report.recommended_precision.upper()
+    if report.recommended_precision == UNKNOWN:
+        chosen = (f"অজানা (unknown): {report.target_precision.upper()}-এর step এখানে চলেনি — লক্ষ্যের যন্ত্রে "
+                  "check-up আবার চালাও")
     rows = [["মডেল", report.model], ["লক্ষ্য (target)", report.target + cap],
-            ["সংখ্যা কোথা থেকে", where + ("; লক্ষ্যের যন্ত্রে নয়, অনুকরণ (emulated)" if report.emulated else "")],
-            ["সুপারিশ (recommended precision)", report.recommended_precision.upper()],
+            ["সংখ্যা কোথা থেকে", where + (" — লক্ষ্যের যন্ত্রে মাপা নয়" if report.emulated else "")],
+            ["সুপারিশ (recommended precision)", chosen],
             ["GradScaler-এর init_scale (fp16_init_scale)",
-             _pow2(report.fp16_init_scale) if report.fp16_init_scale else "— (FP16 নয়)"],
+             _pow2(report.fp16_init_scale) if report.fp16_init_scale else
+             "— (রায় অজানা)" if report.recommended_precision == UNKNOWN else "— (FP16 নয়)"],
             ["FP32-এ রাখো (keep_fp32)", ", ".join(_label(n) for n in report.keep_fp32) or "কিছু না"],
-            ["FP16-এর নিরাপদ loss scale (safe window)", window]]
+            ["FP16-এর নিরাপদ scale-এর জানালা (safe window)", window]]
     return _Table("সারকথা", None, rows)
 
 
 def _agreement(report: CheckupReport) -> _Table:
     rows = [["FP32", _num(report.loss.get("fp32")), "reference", "reference", "reference", "—", "—"]]
     for p in report.precisions:
-        rows.append([p.upper(), _num(report.loss.get(p)), _num(report.loss_rel_error.get(p)),
-                     _num(report.grad_rel_error.get(p)), _num(report.grad_cosine.get(p)),
-                     ", ".join(_label(n) for n in report.overflow_modules.get(p, [])) or "নেই",
+        numbers = [report.loss, report.loss_rel_error, report.grad_rel_error, report.grad_cosine]
+        # step চলেনি: nan, 1, 0 আসলে মাপা নয় — ভুলটা পরামর্শে
+        cells = ["চলেনি (failed)"] * 4 if report.errors.get(p) else [_num(d.get(p)) for d in numbers]
+        rows.append([p.upper(), *cells, ", ".join(_label(n) for n in report.overflow_modules.get(p, [])) or "নেই",
                      _label(report.first_nonfinite[p]) if report.first_nonfinite.get(p) is not None else "নেই"])
     return _Table("প্রতিটি precision বনাম FP32", ["precision", "loss", "loss-এর আপেক্ষিক ত্রুটি",
                                                 "gradient-এর আপেক্ষিক ত্রুটি", "gradient-এর cosine", "overflow",
@@ -298,15 +306,30 @@ def _flags(run) -> str:
     return ", ".join(words) or "—"
 
 
+def _unique_worst(report: CheckupReport, p: str) -> tuple[list, int]:
+    """worst_modules[p]-এর নাম, একই সংখ্যার সারি বাদ দিয়ে: container বা Dropout-এর output আগের module-এর output-ই
+    (চিত্রের মতো) — প্রথমটি (যে বানায়) থাকে। সঙ্গে কয়টি বাদ।"""
+    rows_by = {r.name: r for r in report.modules}
+    seen, names = set(), []
+    for name in report.worst_modules.get(p, []):
+        row, run = rows_by[name], rows_by[name].runs[p]
+        key = (row.max_abs, run.max_abs, run.rel_error, run.dtype)
+        if key not in seen:
+            seen.add(key)
+            names.append(name)
+    return names, len(report.worst_modules.get(p, [])) - len(names)
+
+
 def _worst(report: CheckupReport, p: str, top: int) -> _Table:
     rows_by = {r.name: r for r in report.modules}
-    names = report.worst_modules.get(p, [])
+    names, folded = _unique_worst(report, p)
     rows = []
     for name in names[:top]:
         row, run = rows_by[name], rows_by[name].runs[p]
         rows.append([_label(name), row.kind, _num(row.max_abs), _num(run.max_abs), _num(run.rel_error),
                      _num(run.added), _flags(run)])
-    return _Table(f"{p.upper()}: সবচেয়ে বেশি আপেক্ষিক ত্রুটির module", ["module", "ধরন", "FP32 max|x|",
+    same = f" ({folded}টি সারি বাদ: container বা Dropout, সংখ্যা আগের module-এর হুবহু)" if folded else ""
+    return _Table(f"{p.upper()}: সবচেয়ে বেশি আপেক্ষিক ত্রুটির module{same}", ["module", "ধরন", "FP32 max|x|",
                   f"{p.upper()} max|x|", "আপেক্ষিক ত্রুটি", "নিজে যোগ করা (× input-এর ত্রুটি)", "চিহ্ন"],
                   rows, len(names) - len(rows))
 
@@ -327,7 +350,7 @@ def _underflow(report: CheckupReport, top: int) -> _Table:
 def _ops(report: CheckupReport, top: int) -> _Table:
     flagged = sorted((o for o in report.ops if o.flagged), key=lambda o: o.calls, reverse=True)
     rows = [[o.op, o.kind, o.dtype, o.calls, o.precision.upper()] for o in flagged[:top]]
-    return _Table(f"১৬-বিটে চলা reduction, normalisation, softmax বা loss ({report.autocast_rules}-এর autocast-এর "
+    return _Table(f"১৬-বিটে চলা reduction, normalization, softmax বা loss ({report.autocast_rules.upper()}-র autocast-এর "
                   "নিয়মে)", ["op", "ধরন", "dtype", "কতবার", "precision"], rows, len(flagged) - len(rows),
                   "কোনোটা নয়")
 
@@ -346,7 +369,7 @@ def _costs(report: CheckupReport) -> _Table:
         rows.append([c.precision.upper(), ms, _times(c.step_seconds, ref and ref.step_seconds) if c.step_seconds
                      else "—", f"{c.activation_bytes / _MIB:.3g}", f"{c.cast_cache_bytes / _MIB:.3g}",
                      _times(kept, ref_kept), f"{100 * c.mfu:.3g}%" if c.mfu is not None else "—"])
-    where = f"{report.device}-এ মাপা" + (", লক্ষ্যের যন্ত্রে নয়" if report.emulated else "")
+    where = f"{report.device.upper()}-তে মাপা" + (", লক্ষ্যের যন্ত্রে নয়" if report.emulated else "")
     return _Table(f"খরচ (cost), এক step, {where}",
                   ["precision", "step-এর সময় (ms)", "সময় ÷ FP32", "activation (MiB)", "cast cache (MiB)",
                    "রাখা বাইট ÷ FP32", "MFU"], rows)
