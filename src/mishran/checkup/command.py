@@ -40,9 +40,13 @@ def factory(text: str):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m mishran.checkup", description="মডেলের precision check-up")
+    # --batch লাগবেই, কিন্তু argparse-এর required=True-র ভুলবার্তা ইংরেজিতে: তাই usage-এ নিজে লেখা, যাচাই main()-এ
+    parser = argparse.ArgumentParser(
+        prog="python -m mishran.checkup", description="মডেলের precision check-up",
+        usage="%(prog)s model --batch BATCH [--loss LOSS] [--target TARGET] [--device {cpu,cuda}] [--steps STEPS] "
+              "[--out OUT]")
     parser.add_argument("model", help="package.module:make_model — nn.Module ফেরত দেয় (function বা class)")
-    parser.add_argument("--batch", required=True, help="package.module:make_batch — batch ফেরত দেয়")
+    parser.add_argument("--batch", default=None, help="package.module:make_batch — batch ফেরত দেয় (লাগবেই)")
     parser.add_argument("--loss", default=None, help="package.module:loss_fn, যেমন torch.nn.functional:cross_entropy; "
                         "class দিলে তার বস্তু বানানো হয় (না দিলে: মডেলের output-এর loss)")
     parser.add_argument("--target", type=str.lower, choices=list(TARGETS), default=None,
@@ -58,6 +62,8 @@ def main(argv=None) -> None:
     """command line পড়ে check-up চালায়, পরামর্শ ছাপে, আর --out দিলে JSON লেখে (পাঠ ১০)।"""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.batch is None:
+        parser.error("--batch দাও (--batch is required): package.module:make_batch, যা মডেলের batch ফেরত দেয়")
     try:
         model, batch, loss_fn = _build(args)
         report = checkup(model, batch, loss_fn=loss_fn, target=args.target, steps=args.steps)
