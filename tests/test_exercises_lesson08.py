@@ -38,7 +38,7 @@ def test_batch_plan_curve_and_top1(capsys):
     for wrong in [(8, 4, 2), (8, 4, 3), (4, 8, 0), (8, 4, 0), (16, 2, 3), (8, 2, 1), (8, 4, 7)]:
         assert not ex.check_batch_plan(wrong), wrong
     capsys.readouterr()
-    assert not ex.check_batch_plan((8, 4, 2)) and "micro-step" in capsys.readouterr().out
+    assert not ex.check_batch_plan((8, 4, 2)) and "প্রতিটি ছোট ধাপে" in capsys.readouterr().out
     # without accumulation ZeRO 0, 1 and 2 each move one allreduce's worth: any of them that fits passes. Four GPUs of
     # 32 GB (30 usable): ZeRO 1 = 4 + 12/4 = 7 GB, ZeRO 2 = 2 + 14/4 = 5.5 GB, + 16 × 1.4 = 22.4 → accumulation 1
     roomy = {**ex.BUDGET, "gpus": 4, "gpu_gb": 32}
@@ -81,7 +81,7 @@ def test_batch_plan_wrong_answers_get_their_own_hint(capsys):
     assert not ex.check_batch_plan((16, 2, 3))
     assert "আঁটে না" in capsys.readouterr().out
     assert not ex.check_batch_plan((4, 8, 0))
-    assert "accumulation 8 দরকারের চেয়ে বেশি" in capsys.readouterr().out
+    assert "k = 8 দরকারের চেয়ে বেশি" in capsys.readouterr().out
     assert not ex.check_batch_plan((8, 2, 1))
     assert "ব্যাচের হিসাব মেলেনি" in capsys.readouterr().out
     assert not ex.check_batch_plan((8, 4, 7)) and "ZeRO stage হয়" in capsys.readouterr().out

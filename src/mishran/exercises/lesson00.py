@@ -14,9 +14,9 @@ __all__ = ["MODEL_CHOICES", "GROWTH_CHOICES", "FORMAT_CHOICES", "REASON_CHOICES"
            "check_batch_prediction", "check_smaller_error"]
 
 MODEL_CHOICES = ("350M", "700M", "1B", "1.3B", "2B")
-"""অনুশীলনী ০০.১-এর বিকল্প: প্যারামিটারের সংখ্যা (M = ১০ লক্ষ, B = ১০০ কোটি)।"""
+"""অনুশীলনী ০০.১-এর বিকল্প: ওজনের সংখ্যা (M = ১০ লক্ষ, B = ১০০ কোটি)।"""
 GROWTH_CHOICES = ("অর্ধেক", "একই", "দ্বিগুণ", "চার গুণ")
-"""অনুশীলনী ০০.২-এর বিকল্প: batch দ্বিগুণ করলে একটি মাপ কী হয়।"""
+"""অনুশীলনী ০০.২-এর বিকল্প: ব্যাচ দ্বিগুণ করলে একটি মাপ কী হয়।"""
 FORMAT_CHOICES = ("fp16", "bf16")
 """অনুশীলনী ০০.৩-এর বিকল্প।"""
 REASON_CHOICES = ("exponent", "mantissa", "মোট বিট")
@@ -30,7 +30,7 @@ def _params(choice: str) -> int:
 
 
 def _adam_state_bytes_per_param() -> int:
-    """Adam-সহ প্রশিক্ষণে model state, প্রতি প্যারামিটারে: FP32 ওজন + FP32 gradient + দুই FP32 moment।
+    """Adam-সহ প্রশিক্ষণে model state, প্রতি ওজনে: FP32 ওজন + FP32 gradient + দুই FP32 moment।
     AMP (autocast)-এ ওজন FP32-ই থাকে, তাই একই সংখ্যা।"""
     return 4 * torch.empty(0, dtype=torch.float32).element_size()
 
@@ -68,10 +68,10 @@ def check_largest_model(answer, gpu_gib: float = 24, activation_gib: float = 8) 
                           "backward পর্যন্ত থাকে — activation-এর বাজেটে সেটা ধরা নেই। ওপরের মাপা সারণির খাতগুলো আবার "
                           "দেখো।")
     if _params(answer) * per_param > budget:
-        return say(False, "এই মডেল বাজেট ছাড়িয়ে যায়। Adam-সহ প্রতি প্যারামিটারে কত বাইট — ওজন, gradient আর "
+        return say(False, "এই মডেল বাজেট ছাড়িয়ে যায়। Adam-সহ প্রতি ওজনে কত বাইট — ওজন, gradient আর "
                           "optimizer-এর অবস্থা মিলিয়ে — আর AMP-এ তার কোনটা সত্যিই ১৬-বিট, ওপরের মাপা সারণি দেখে আবার "
                           "হিসাব করো।")
-    return say(False, "এটা আঁটে, কিন্তু আরও বড় একটা বিকল্পও আঁটে। বাজেট ÷ (প্রতি প্যারামিটারে বাইট) হিসাব করো।")
+    return say(False, "এটা আঁটে, কিন্তু আরও বড় একটা বিকল্পও আঁটে। বাজেট ÷ (প্রতি ওজনে বাইট) হিসাব করো।")
 
 
 def _measure(batch_size: int, seq_len: int = 32):
@@ -93,7 +93,7 @@ def _nearest(ratio: float) -> str:
 
 
 def check_batch_prediction(states, activations, batch_size: int = 4) -> Verdict:
-    """অনুশীলনী ০০.২: batch দ্বিগুণ করলে model state আর activation কী হয় — অনুমান, তারপর মেপে যাচাই।"""
+    """অনুশীলনী ০০.২: ব্যাচ দ্বিগুণ করলে model state আর activation কী হয় — অনুমান, তারপর মেপে যাচাই।"""
     for value in (states, activations):
         _, early = choice_answer(value, GROWTH_CHOICES, "অনুমান")
         if early is not None:

@@ -18,7 +18,7 @@ def check_fp16_bits_value(bits: str, answer) -> Verdict:
     """অনুশীলনী ০১.১: FP16 বিট-প্যাটার্ন হাতে পড়ে মান বের করা।"""
     clean = bits.replace(" ", "").replace(".", "")
     d = formats.decode_bits(int(clean, 2), "fp16")
-    hint = (f"ধাপে ধাপে: sign={d.sign_bits}, exponent={d.exponent_bits} (= {d.exponent}), "
+    hint = (f"অংশগুলো আলাদা করে: sign={d.sign_bits}, exponent={d.exponent_bits} (= {d.exponent}), "
             f"mantissa={d.mantissa_bits}। মান = (−1)^sign × 1.mantissa × 2^(exponent − 15)।")
     return check_number(answer, d.value, f"FP16 {d.sign_bits} {d.exponent_bits} {d.mantissa_bits}-এর মান", hint)
 

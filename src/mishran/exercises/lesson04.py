@@ -21,7 +21,7 @@ __all__ = ["BUGGY_ACCUMULATION_LOOP", "NO_SYNC_LOOPS", "PARTIAL_STEP", "RANK_TOK
 # ---------------------------------------------------------------- ০৪.১: epoch-এর শেষে অসম্পূর্ণ ধাপ
 
 PARTIAL_STEP = {"sizes": (8, 8, 6), "k": 4}
-"""অনুশীলনী ০৪.১: epoch-এর শেষ optimizer step-এ মাত্র তিনটি micro-batch (৮, ৮, ৬), অথচ লুপ k = ৪ ধরে loss / k করে।"""
+"""অনুশীলনী ০৪.১: epoch-এর শেষে optimizer-এর ধাপে মাত্র তিনটি micro-batch (৮, ৮, ৬), অথচ লুপ k = ৪ ধরে loss / k করে।"""
 
 
 def _example_weights(sizes, k: int) -> torch.Tensor:
@@ -151,7 +151,7 @@ for step in range(max_steps):
     scaler.update()
     optimizer.zero_grad(set_to_none=True)
 """
-_BUGGY_ACCUMULATION_LINE = 4      # sync হওয়া উচিত শেষ micro-step-এ: micro_step == accum - 1
+_BUGGY_ACCUMULATION_LINE = 4      # sync হওয়া উচিত শেষ ছোট ধাপে: micro_step == accum - 1
 
 
 def check_accumulation_bug(answer) -> Verdict:
@@ -167,7 +167,7 @@ def check_accumulation_bug(answer) -> Verdict:
         return say(False, f"উত্তর একটি লাইন নম্বর (line number), ১ থেকে গোনা; পেয়েছি {answer!r}।", form=True)
     n_lines = len(BUGGY_ACCUMULATION_LOOP.splitlines())
     if line == _BUGGY_ACCUMULATION_LINE:
-        return say(True, f"লাইন {line}: sync হয় প্রথম micro-step-এ, অথচ হওয়া উচিত শেষটিতে "
+        return say(True, f"লাইন {line}: sync হয় প্রথম ছোট ধাপে, অথচ হওয়া উচিত শেষটিতে "
                           "(micro_step == accum - 1)। এখন শেষ k-1টি micro-batch-এর gradient কখনো allreduce হয় না, "
                           "তাই process-গুলোর ওজন আলাদা হয়ে যায় — কোনো ভুলবার্তা ছাড়াই।")
     if not 1 <= line <= n_lines:

@@ -94,7 +94,7 @@ def _fp16_overflows(grad_max: float, scale: float) -> bool:
 
 
 def _initial_skipped_steps(grad_max: float, initial_scale_power: int = 32, hysteresis: int = 2) -> int:
-    """শুরুতে কয়টি step বাদ পড়ে, যদি overflow হয় ঠিক তখন যখন grad_max × scale FP16-এ inf।"""
+    """শুরুতে কয়টি ধাপ বাদ পড়ে, যদি overflow হয় ঠিক তখন যখন grad_max × scale FP16-এ inf।"""
     scaler = DeepSpeedLossScaler(init_scale=2.0 ** initial_scale_power, scale_window=10 ** 9, hysteresis=hysteresis)
     skipped = 0
     while _fp16_overflows(grad_max, scaler.scale):
@@ -104,12 +104,12 @@ def _initial_skipped_steps(grad_max: float, initial_scale_power: int = 32, hyste
 
 
 def check_initial_skipped_steps(grad_max: float, answer, initial_scale_power: int = 32, hysteresis: int = 2) -> Verdict:
-    """অনুশীলনী ০৫.২: initial_scale_power থেকে নামতে নামতে DeepSpeed (ZeRO 1/2) শুরুতে কয়টি step বাদ দেয়।"""
+    """অনুশীলনী ০৫.২: initial_scale_power থেকে নামতে নামতে DeepSpeed (ZeRO 1/2) শুরুতে কয়টি ধাপ বাদ দেয়।"""
     expected = _initial_skipped_steps(grad_max, initial_scale_power, hysteresis)
     hint = (f"প্রথমে খোঁজো কোন 2-এর ঘাত S-এ {grad_max:g} × S FP16-এ রাখলে inf হয় না — মনে রাখো, "
             f"{formats.FORMATS['fp16'].max:g}-এর একটু ওপরের মান rounding-এ আবার {formats.FORMATS['fp16'].max:g}-এ নামে, "
             f"inf হয় 65520 থেকে (পাঠ ০১)। 2^{initial_scale_power} থেকে সেখানে নামতে কয়টি অর্ধেক করা লাগে? তার "
-            f"সঙ্গে hysteresis: প্রথম {hysteresis - 1}টি overflow-এ scale কমে না, শুধু step বাদ যায়।")
+            f"সঙ্গে hysteresis: প্রথম {hysteresis - 1}টি overflow-এ scale কমে না, শুধু ধাপ বাদ যায়।")
     return check_number(answer, expected, f"|g|max = {grad_max:g}, initial_scale_power {initial_scale_power}, "
                                           f"hysteresis {hysteresis}-এ শুরুতে বাদ-পড়া ধাপ", hint)
 
@@ -148,8 +148,8 @@ for x, y in micro_batches:
 
 @functools.lru_cache(maxsize=8)      # একই প্রশ্নে আবার চেষ্টা করলে engine আবার বানাতে হয় না
 def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
-    """BOUNDARY_ONLY_LOOP একটি আসল FP32 engine-এ চালিয়ে: কয়টি optimizer step হলো, আর শেষে .grad-এ কয়টি ছোট
-    ব্যাচের gradient (হাতে (loss / k).backward() জমিয়ে মিলিয়ে দেখা)।"""
+    """BOUNDARY_ONLY_LOOP একটি আসল FP32 engine-এ চালিয়ে: optimizer-এর কয়টি ধাপ হলো, আর শেষে .grad-এ কয়টি
+    micro-batch-এর gradient (হাতে (loss / k).backward() জমিয়ে মিলিয়ে দেখা)।"""
     from mishran.engines import deepspeed_config, deepspeed_engine
     from mishran.models.gpt import GPTConfig, TinyGPT
 
@@ -177,8 +177,8 @@ def _run_boundary_only_loop(accumulation_steps: int, n_micro: int) -> dict:
 
 
 def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int = 12) -> Verdict:
-    """অনুশীলনী ০৫.৪: BOUNDARY_ONLY_LOOP-এ n_micro-টি micro-batch-এর পরে কয়টি optimizer step, আর .grad-এ কয়টি ছোট
-    ব্যাচের gradient; উত্তর {"steps": ..., "grads": ...}, সত্যটা একটি আসল engine চালিয়ে।"""
+    """অনুশীলনী ০৫.৪: BOUNDARY_ONLY_LOOP-এ n_micro-টি micro-batch-এর পরে optimizer-এর কয়টি ধাপ, আর .grad-এ কয়টি
+    micro-batch-এর gradient; উত্তর {"steps": ..., "grads": ...}, সত্যটা একটি আসল engine চালিয়ে।"""
     values, early = dict_answer(answer, ("steps", "grads"), need="দুটোই সংখ্যা চাই (numbers)")
     if early is not None:
         return early
@@ -189,5 +189,5 @@ def check_boundary_only_loop(answer, accumulation_steps: int = 4, n_micro: int =
                       "জায়গায় কখনো পৌঁছানো যায় কি?"}
     return check_fields(values, truth, hints,
                         "engine নিজের ছোট ধাপ গোনে engine.step()-এর ভেতরে; সীমানার আগে step() না ডাকলে গোনা বাড়ে না, "
-                        "সীমানাও আসে না — optimizer-এর ধাপ হয় না, আর gradient মোছে না বলে জমতেই থাকে। accumulation ১ "
+                        "সীমানাও আসে না — optimizer-এর ধাপ হয় না, আর gradient মোছে না বলে জমতেই থাকে। k = ১ "
                         "হলে লুপটা ঠিক চলত বলে ভুলটা চোখে পড়ে শুধু k > ১-এ। তাই প্রতিটি micro-batch-এ engine.step()।")

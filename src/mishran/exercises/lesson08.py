@@ -15,12 +15,12 @@ __all__ = ["BF16_EVAL_LOOP", "BUDGET", "CURVE_CHOICES", "EVAL_QUESTION", "check_
            "check_curve_explanation", "check_top1_prediction"]
 
 EVAL_QUESTION = {"chars": 65536, "batch_chars": 64, "loss_nats": 1.75}
-"""অনুশীলনী ০৮.১: held-out-এ ৬৫৫৩৬ অক্ষর, প্রতি batch-এ ৬৪; প্রতিটি অক্ষরের loss গড়ে ১.৭৫ nat।"""
+"""অনুশীলনী ০৮.১: held-out-এ ৬৫৫৩৬ অক্ষর, প্রতি ব্যাচে ৬৪; প্রতিটি অক্ষরের loss গড়ে ১.৭৫ nat।"""
 
 BF16_EVAL_LOOP = """\
 total = torch.zeros((), dtype=torch.bfloat16)      # engine-এর dtype-এ, যেমন BF16 মডেলের loss
-for x, y in heldout_batches:                       # ১০২৪টি batch, প্রতিটিতে ৬৪ অক্ষর
-    total += loss_sum(model, x, y)                 # এই batch-এর ৬৪টি loss-এর যোগফল, প্রায় ১১২ nat
+for x, y in heldout_batches:                       # ১০২৪টি ব্যাচ, প্রতিটিতে ৬৪ অক্ষর
+    total += loss_sum(model, x, y)                 # এই ব্যাচের ৬৪টি loss-এর যোগফল, প্রায় ১১২ nat
 bpc = total.item() / 65536 / math.log(2)
 print(f"held-out: {bpc:.3f} bpc")
 """
@@ -34,7 +34,7 @@ def _bf16_loop_bpc(q: dict) -> tuple[float, float]:
     losses = (q["loss_nats"] + 0.3 * torch.randn(q["chars"], generator=g, dtype=torch.float64)).clamp(min=0)
     total = torch.zeros((), dtype=torch.bfloat16)
     for batch in losses.split(q["batch_chars"]):
-        total += batch.sum().float()                  # এক batch-এর যোগফল FP32-এ, জমানো BF16-এ
+        total += batch.sum().float()                  # এক ব্যাচের যোগফল FP32-এ, জমানো BF16-এ
     return total.item() / q["chars"] / math.log(2), losses.sum().item() / q["chars"] / math.log(2)
 
 
@@ -46,7 +46,7 @@ def check_bf16_eval_bpc(answer, question: dict | None = None) -> Verdict:
     q = question or EVAL_QUESTION
     printed, exact = _bf16_loop_bpc(q)
     if math.isclose(value, printed, rel_tol=0.01):
-        return say(True, f"লুপ ছাপত প্রায় {printed:.2f} bpc, আসলে {exact:.2f}: যোগফল ২^১৫ = ৩২৭৬৮-এ পৌঁছালে BF16-এ পাশের "
+        return say(True, f"লুপ ছাপত প্রায় {printed:.2f} bpc, আসলে {exact:.2f}: যোগফল 2^15 = 32768-এ পৌঁছালে BF16-এ পাশের "
                           "দুই সংখ্যার দূরত্ব ২৫৬, তাই ~১১২ যোগ করলে rounding-এ আবার সেখানেই ফেরে — যোগফল আটকে যায়, আর "
                           "মডেলকে অনেক ভালো দেখায়। জমাও FP32-এ (বা .item() দিয়ে Python-এর float-এ); পাঠ ০১-এর নিয়ম।")
     if math.isclose(value, exact, rel_tol=0.01):
@@ -88,19 +88,19 @@ def _feasible(b: dict):
 
 
 def _comm_units(stage: int, accum: int) -> int:
-    """এক optimizer step-এ যোগাযোগ, gradient-এর একটি পূর্ণ reduce-scatter (বা all-gather)-এর মাপে, DeepSpeed
-    0.19.8-এর নিয়মে: ZeRO 0/1 শুধু accumulation-এর সীমায় (allreduce = reduce-scatter + all-gather); ZeRO 2 প্রতিটি
-    micro-step-এ reduce-scatter, step-এর পরে ওজনের all-gather; ZeRO 3 প্রতিটি micro-step-এ reduce-scatter আর ওজনের
+    """optimizer-এর এক ধাপে যোগাযোগ, gradient-এর একটি পূর্ণ reduce-scatter (বা all-gather)-এর মাপে, DeepSpeed
+    0.19.8-এর নিয়মে: ZeRO 0/1 শুধু জমানোর সীমানায় (allreduce = reduce-scatter + all-gather); ZeRO 2 প্রতিটি
+    ছোট ধাপে reduce-scatter, ধাপের পরে ওজনের all-gather; ZeRO 3 প্রতিটি ছোট ধাপে reduce-scatter আর ওজনের
     দুটি all-gather (forward, backward)।"""
     return {0: 2, 1: 2, 2: accum + 1, 3: 3 * accum}[stage]
 
 
 def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
-    """অনুশীলনী ০৮.২: (micro_batch, accumulation_steps, zero_stage) — বাজেটে আঁটে, সবচেয়ে কম accumulation,
-    আর সেই accumulation-এ আঁটা stage-গুলোর মধ্যে সবচেয়ে কম যোগাযোগ (_comm_units)।
+    """অনুশীলনী ০৮.২: (micro_batch, accumulation_steps, zero_stage) — বাজেটে আঁটে, সবচেয়ে ছোট k,
+    আর সেই k-তে আঁটা stage-গুলোর মধ্যে সবচেয়ে কম যোগাযোগ (_comm_units)।
 
-    accumulation ১ হলে ZeRO 0, 1, 2-এর যোগাযোগ সমান; accumulation > ১ হলে ZeRO 2 আর 3 প্রতিটি micro-step-এ gradient
-    পাঠায়, ZeRO 0 আর 1 শুধু সীমায় — তখন ZeRO 2 আর ZeRO 1-এর সমান নয়।"""
+    k = ১ হলে ZeRO 0, 1, 2-এর যোগাযোগ সমান; k > ১ হলে ZeRO 2 আর 3 প্রতিটি ছোট ধাপে gradient
+    পাঠায়, ZeRO 0 আর 1 শুধু সীমানায় — তখন ZeRO 2 আর ZeRO 1-এর সমান নয়।"""
     b = budget or BUDGET
     if is_blank(answer):
         return blank_verdict()
@@ -113,7 +113,7 @@ def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
         return say(False, f"ZeRO stage হয় 0, 1, 2 বা 3; পেয়েছি {stage}।", form=True)
     if micro < 1 or accum < 1 or micro * accum * b["gpus"] != b["global_batch"]:
         return say(False, f"ব্যাচের হিসাব মেলেনি: {micro} × {accum} × {b['gpus']} GPU = {micro * accum * b['gpus']}, "
-                          f"কিন্তু global batch {b['global_batch']} চাই (পাঠ ০৪–০৫-এর নিয়ম)।")
+                          f"কিন্তু কার্যকর ব্যাচ {b['global_batch']} চাই (পাঠ ০৪–০৫-এর নিয়ম)।")
     usable = b["gpu_gb"] - b["reserved_gb"]
     need = _memory_gb(micro, stage, b)
     if need > usable:
@@ -123,14 +123,14 @@ def check_batch_plan(answer, budget: dict | None = None) -> Verdict:
     plans = list(_feasible(b))
     best_accum = min(a for _, a, _ in plans)
     if accum > best_accum:
-        return say(False, f"আঁটে ({need:.1f} GB), কিন্তু accumulation {accum} দরকারের চেয়ে বেশি: প্রতিটি optimizer "
-                          "step-এ বেশি ছোট ধাপ মানে GPU কম ভরা। অন্য ZeRO stage-এ বড় micro-batch আঁটে কি না দেখো।")
+        return say(False, f"আঁটে ({need:.1f} GB), কিন্তু k = {accum} দরকারের চেয়ে বেশি: optimizer-এর প্রতিটি "
+                          "ধাপে বেশি ছোট ধাপ মানে GPU কম ভরা। অন্য ZeRO stage-এ বড় micro-batch আঁটে কি না দেখো।")
     least = min(_comm_units(s, a) for _, a, s in plans if a == best_accum)
     if _comm_units(stage, accum) > least:
-        return say(False, f"আঁটে আর accumulation-ও সবচেয়ে কম, কিন্তু ZeRO {stage} এখানে দরকারের চেয়ে বেশি যোগাযোগ "
-                          f"করে। accumulation {accum}-এ DeepSpeed কোন stage-এ gradient প্রতিটি micro-step-এ পাঠায়, আর "
-                          "কোনটায় শুধু optimizer step-এর আগে একবার? যে নিচু stage আঁটে, তার সঙ্গে মিলিয়ে দেখো।")
-    return say(True, f"micro-batch {micro}, accumulation {accum}, ZeRO {stage}: প্রতি GPU-তে {need:.1f} GB "
+        return say(False, f"আঁটে আর k-ও সবচেয়ে ছোট, কিন্তু ZeRO {stage} এখানে দরকারের চেয়ে বেশি যোগাযোগ "
+                          f"করে। k = {accum}-এ DeepSpeed কোন stage-এ gradient প্রতিটি ছোট ধাপে পাঠায়, আর "
+                          "কোনটায় শুধু optimizer-এর ধাপের আগে একবার? যে নিচু stage আঁটে, তার সঙ্গে মিলিয়ে দেখো।")
+    return say(True, f"micro-batch {micro}, k = {accum}, ZeRO {stage}: প্রতি GPU-তে {need:.1f} GB "
                      f"(সীমা {usable} GB), আর যোগাযোগ সবচেয়ে কম।")
 
 
@@ -149,10 +149,10 @@ def check_curve_explanation(answer) -> Verdict:
     if early is not None:
         return early
     why = {
-        "A": "পূর্ণ সংকলনে একই BF16, একই step — সেখানে held-out ওঠে না; আর FP32-এর run BF16-এর সঙ্গে প্রায় হুবহু "
+        "A": "পূর্ণ সংকলনে একই BF16, একই ধাপের সংখ্যা — সেখানে held-out ওঠে না; আর FP32-এর run BF16-এর সঙ্গে প্রায় হুবহু "
              "মেলে। ফরম্যাট নয়।",
         "B": "run ভেঙে পড়লে train-এর loss-ও উঠত; এখানে train নামতেই থাকে।",
-        "D": "held-out কঠিন হলে তার রেখা শুরু থেকেই উঁচু থাকত, নেমে আবার উঠত না; step ৫০০ পর্যন্ত সে নামছিল।",
+        "D": "held-out কঠিন হলে তার রেখা শুরু থেকেই উঁচু থাকত, নেমে আবার উঠত না; ৫০০তম ধাপ পর্যন্ত সে নামছিল।",
     }
     if key == "C":
         return say(True, "train নামে, held-out ওঠে: overfitting। ছোট সংকলনের প্রতিটি অক্ষর মডেল কয়েক ডজনবার দেখেছে। "
@@ -167,7 +167,7 @@ def check_top1_prediction(answer) -> Verdict:
     if not isinstance(answer, bool):
         return say(False, f"উত্তর হবে True (একই লেখা) বা False (আলাদা); পেয়েছি {answer!r}।", form=True)
     if answer:
-        return say(True, "top_k = 1-এ প্রতিটি ধাপে একটিই প্রার্থী থাকে (সবচেয়ে সম্ভাব্য অক্ষর), তাই এলোমেলো "
+        return say(True, "top_k = 1-এ প্রতিটি অক্ষর টানার সময় একটিই প্রার্থী থাকে (সবচেয়ে সম্ভাব্য অক্ষর), তাই এলোমেলো "
                          "টানার কিছু নেই: seed বা temperature যা-ই হোক, লেখা একই (greedy decoding)।")
     return say(False, "top_k = 1 মানে softmax-এর আগে কতগুলো অক্ষর বেঁচে থাকে? তাদের মধ্যে থেকে টানলে seed-এর "
                       "কি কিছু করার থাকে?")

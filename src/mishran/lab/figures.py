@@ -97,7 +97,7 @@ def bit_layout_bars(ax, formats=None):
 
 
 def model_state_bars(ax, recipes: dict):
-    """পাঠ ০০: Adam-সহ প্রশিক্ষণে প্রতি প্যারামিটারে model state-এর বাইট, রেসিপি অনুযায়ী স্তূপ করে।
+    """পাঠ ০০: Adam-সহ প্রশিক্ষণে প্রতি ওজনে model state-এর বাইট, রেসিপি অনুযায়ী স্তূপ করে।
 
     recipes: {নাম: {"weights": বাইট, "gradients": বাইট, "master": বাইট, "adam": বাইট}}; ax ফেরত দেয়।"""
     names = list(recipes)
@@ -106,8 +106,8 @@ def model_state_bars(ax, recipes: dict):
     for i, total in enumerate(top):
         ax.text(i, total + 0.4, f"মোট {total:g}", ha="center", fontweight="bold")
     ax.set_xticks(range(len(names)), names)
-    ax.set(ylabel="বাইট / প্যারামিটার", ylim=(0, max(top) * 1.45),
-           title="Adam-সহ প্রশিক্ষণ: model state প্রতি প্যারামিটারে")
+    ax.set(ylabel="বাইট / ওজন", ylim=(0, max(top) * 1.45),
+           title="Adam-সহ প্রশিক্ষণ: model state প্রতি ওজনে")
     ax.legend(fontsize=10, loc="upper center", ncol=2)
     return ax
 
