@@ -138,7 +138,7 @@ def check_scale_for_budget(values, largest: float, answer, budget: float = 0.01,
         return say(False, f"largest = 2**{big.bit_length() - 1} দুই শর্তই পূরণ করে, কিন্তু আরও বড় একটি বিকল্পও overflow "
                           "করে না। ওপরের প্রান্ত ঠিক করে সবচেয়ে বড় gradient আর FP16-এর সবচেয়ে বড় সংখ্যা।")
     return say(True, "এই জানালার প্রতিটি scale-এ ছোট gradient-গুলো বাজেট মেনে normal পরিসরে ওঠে, আর সবচেয়ে বড়টিও "
-                     "FP16-এ আঁটে। জানালার বাইরে এক ঘর গেলেই একটি শর্ত ভাঙে।")
+                     "FP16-এ আঁটে। জানালা থেকে এক বিকল্প বাইরে গেলেই একটি শর্ত ভাঙে।")
 
 
 def _clip_setup(init_scale: float = 2.0 ** 10):

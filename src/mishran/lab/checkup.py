@@ -192,7 +192,7 @@ def _bands(ax, xlim: tuple) -> None:
 
 
 def _grad_panel(ax, hist: dict, shift: int, report: CheckupReport, xlim: tuple) -> None:
-    """একটি প্যানেল: bucket b (|g| ≤ 2^b, > 2^(b-1)) তার খোপ (b-1, b]-এ, loss scale 2^shift-এ ডানে সরানো।"""
+    """একটি প্যানেল: খোপ b (|g| ≤ 2^b, > 2^(b-1)) x-অক্ষের (b-1, b]-এ, loss scale 2^shift-এ ডানে সরানো।"""
     fp16, scale = get_format("fp16"), report.loss_scale
     _bands(ax, xlim)
     buckets = sorted(hist)

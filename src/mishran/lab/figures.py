@@ -121,7 +121,7 @@ def bit_fields_figure(names=("fp32", "tf32", "bf16", "fp16", "fp8_e5m2", "fp8_e4
     for r, name in enumerate(names):
         f, y, x = FORMATS[name], len(names) - 1 - r, 0           # ওপর থেকে নিচে
         for field, n in [("sign", 1), ("exponent", f.exponent_bits), ("mantissa", f.mantissa_bits)]:
-            for i in range(n):                                   # প্রতিটি বিট একটি রঙিন ঘর
+            for i in range(n):                                   # প্রতিটি বিট একটি রঙিন চৌকো
                 ax.add_patch(plt.Rectangle((x + i, y), 1, 0.8, facecolor=FIELD_COLORS[field], edgecolor="white"))
             ax.text(x + n / 2, y + 0.4, str(n), ha="center", va="center", color="white", fontsize=11,
                     fontweight="bold", bbox=dict(facecolor=FIELD_COLORS[field], edgecolor="none", pad=1))
@@ -175,7 +175,7 @@ def log2_hist(ax, tensors, title, scale=1.0, color="#1f4e79", fmt="fp16", xlim=(
     bands = [(kind, max(lo, xlim[0]), min(hi, xlim[1])) for kind, lo, hi in format_regions(fmt).bands()]
     for kind, lo, hi in bands:
         ax.axvspan(lo, hi, color=_BAND_STYLE[kind][0], lw=0)
-    logs = (log2_magnitudes(tensors) + math.log2(scale)).numpy()   # 2^k দিয়ে গুণ = log2-এ k ঘর ডানে
+    logs = (log2_magnitudes(tensors) + math.log2(scale)).numpy()   # 2^k দিয়ে গুণ = log2-এ k খোপ ডানে
     counts, edges = np.histogram(logs, bins=np.arange(xlim[0], xlim[1] + 1))
     ax.stairs(100 * counts / len(logs), edges, fill=True, color=color)
     rep = underflow_report(tensors, fmt, scale)                     # আসল rounding দিয়ে গোনা
