@@ -61,7 +61,8 @@ def test_an_overflowing_linear_is_found_first_and_kept_in_fp32():
         model[1].float()
     assert torch.isfinite(fp32_out).all() and torch.isinf(fp16_out).any()
     report = checkup(model, x, loss_fn=_mean_loss, target="t4", steps=0)
-    assert report.precisions == ["fp16"] and report.emulated and report.numbers_label == "emulated on CPU"
+    assert report.precisions == ["fp16"] and report.emulated
+    assert report.numbers_label == "CPU-তে emulation (emulated on CPU)"
     assert report.first_nonfinite == {"fp16": "1"}
     assert report.overflow_modules["fp16"] == ["1"]
     assert report.keep_fp32 == ["1"]
@@ -501,7 +502,7 @@ def test_on_a_gpu_cudas_rules_apply_and_the_model_is_unchanged():
     assert report.loss["fp32"] == pytest.approx(want, rel=1e-6)
     cap = torch.cuda.get_device_capability()
     assert report.target == f"sm_{cap[0]}{cap[1]}" and report.autocast_rules == "cuda" and not report.emulated
-    assert report.numbers_label == "measured on cuda"
+    assert report.numbers_label == "CUDA-তে মাপা (measured on CUDA)"
     assert all(c.step_seconds and c.step_seconds > 0 for c in report.costs)
     if "H200" in torch.cuda.get_device_name() or "H100" in torch.cuda.get_device_name():
         assert report.recommended_precision == "bf16" and all(c.mfu and 0 < c.mfu < 1 for c in report.costs)

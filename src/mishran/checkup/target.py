@@ -37,8 +37,12 @@ class Target:
 
     @property
     def numbers_label(self) -> str:
-        """সংখ্যাগুলো কোথায় মাপা: 'emulated on CPU' বা 'measured on cuda'।"""
-        return f"emulated on {self.autocast_rules.upper()}" if self.emulated else f"measured on {self.autocast_rules}"
+        """সংখ্যাগুলো কোথায় মাপা, বাংলায় আর ইংরেজি মূল শব্দে: 'CPU-তে emulation (emulated on CPU)' বা
+        'CUDA-তে মাপা (measured on CUDA)'।"""
+        where = self.autocast_rules.upper()
+        if self.emulated:
+            return f"{where}-তে emulation (emulated on {where})"
+        return f"{where}-তে মাপা (measured on {where})"
 
 
 def _capability(target, device_kind: str) -> tuple[str, tuple | None]:
