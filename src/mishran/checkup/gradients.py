@@ -14,7 +14,8 @@ import torch
 from mishran.checkup.report import LossScaleRange
 from mishran.numerics.formats import get_format
 
-__all__ = ["UNDERFLOW_LIMIT", "SCALE_POWERS", "CHUNK", "log2_histogram", "underflow_share", "scale_range"]
+__all__ = ["UNDERFLOW_LIMIT", "SCALE_POWERS", "CHUNK", "DUST_BELOW", "log2_histogram", "underflow_share", "scale_range",
+           "without_dust"]
 
 UNDERFLOW_LIMIT = 0.01
 """শূন্য-নয় gradient-এর এর বেশি ভাগ শূন্য হলে parameter-টি underflow-এর তালিকায় (1%)।"""
@@ -24,6 +25,10 @@ SCALE_POWERS = range(-24, 25)
 
 CHUNK = 2 ** 20
 """বড় tensor এত উপাদানের টুকরোয় পড়া হয় (FP64-এর বা বাড়তি কপি একবারে এর বেশি নয়)।"""
+
+DUST_BELOW = 2.0 ** -24
+"""মডেলের সবচেয়ে বড় gradient-এর এত ভাগেরও নিচের FP32 gradient (≈ FP32-এর unit roundoff ÷ 2) rounding-এর গুঁড়ো হতে পারে:
+গণিতে হয়তো শূন্য, যেমন attention-এর key-র bias বা BatchNorm-এর ঠিক আগের bias।"""
 
 _OFFSET = 152
 
@@ -75,3 +80,19 @@ def scale_range(histograms: dict, max_grad: float, max_activation_grad: float = 
                           init_scale=2.0 ** k_init, window_ok=ok,
                           underflow_share_at_1=underflow_share(everything, fmt, 1.0),
                           underflow_share_at_init=underflow_share(everything, fmt, 2.0 ** k_init))
+
+
+def without_dust(histograms: dict, biggest: float) -> tuple[dict, list[str]]:
+    """histogram-গুলো থেকে গুঁড়ো (|g| ≤ biggest · DUST_BELOW-এর খোপ) বাদ দিয়ে (নতুন histogram-গুলো, যাদের শূন্য-নয়
+    gradient-এর UNDERFLOW_LIMIT-এর বেশি ভাগ গুঁড়ো তাদের নাম) (পাঠ ১০)। খোপ b-তে |g| ≤ 2**b, তাই b ≤ log2(biggest ·
+    DUST_BELOW)-এর খোপ পুরোটাই সীমার নিচে।"""
+    if biggest <= 0:
+        return dict(histograms), []
+    limit = math.floor(math.log2(biggest * DUST_BELOW))
+    clean, dusty = {}, []
+    for name, h in histograms.items():
+        kept = {b: c for b, c in h.items() if b > limit}
+        if h and sum(h.values()) - sum(kept.values()) > UNDERFLOW_LIMIT * sum(h.values()):
+            dusty.append(name)
+        clean[name] = kept
+    return clean, dusty

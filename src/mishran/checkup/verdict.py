@@ -12,6 +12,7 @@ import json
 import math
 
 from mishran import precision
+from mishran.checkup.gradients import scale_range, without_dust
 
 __all__ = ["ADDED_LIMIT", "ERROR_FLOOR", "COSINE_FLOOR", "KEPT_SHARE_LIMIT", "UNKNOWN", "innermost", "keep_fp32",
            "broken", "recommend", "ds_config", "advice"]
@@ -150,6 +151,37 @@ def _window(scale) -> str:
             "attention-এর key-র bias)? তাহলে তাদের underflow ক্ষতি করে না")
 
 
+def _dust_line(report) -> list[str]:
+    """যে parameter-গুলোর rounding-এর গুঁড়ো জানালার নিচের প্রান্ত টানে (report.rounding_dust, checkup.dust), FP64-এর
+    যাচাইসহ, আর গুঁড়ো বাদে জানালা কোথায় হতো। রায় বা init_scale বদলায় না — সিদ্ধান্ত শিক্ষার্থীর।"""
+    found = report.rounding_dust
+    if not found:
+        return []
+    scale = report.loss_scale
+    biggest = max(scale.max_grad, scale.max_activation_grad)
+    clean, _ = without_dust({r.name: r.histogram for r in report.params}, biggest)
+    other = scale_range(clean, scale.max_grad, scale.max_activation_grad)
+    without = (f"নিরাপদ scale-এর জানালা হতো {_int(other.low)} থেকে {_int(other.high)} (init_scale {_int(other.init_scale)})"
+               if other.window_ok else "নিচের প্রান্ত হতো " + (_int(other.low) if other.low else "2**24-এর ওপরে"))
+    dust = [n for n, ok in found.items() if ok]
+    real = [n for n, ok in found.items() if ok is False]
+    unknown = [n for n, ok in found.items() if ok is None]
+    lines = []
+    if dust:
+        lines.append(f"rounding-এর গুঁড়ো (rounding dust), FP64-এ যাচাই করা: {', '.join(dust)} — এদের যে gradient মডেলের "
+                     "সবচেয়ে বড় gradient-এর 2**-24 ভাগেরও নিচে, FP64-এ তার প্রায় সবই 2**-44 ভাগেরও নিচে নামে (FP64-এর নিজের "
+                     "rounding-এর মাপ): গণিতে শূন্য (যেমন "
+                     "attention-এর key-র bias, BatchNorm-এর ঠিক আগের bias), তাই FP16-এ তাদের underflow ক্ষতি করে না।")
+    if real:
+        lines.append(f"{', '.join(real)}: gradient খুব ছোট, কিন্তু FP64-এও তা-ই — আসল gradient, গুঁড়ো নয়; জানালা যেমন আছে।")
+    if unknown:
+        lines.append(f"{', '.join(unknown)}: gradient সন্দেহজনক রকম ছোট (গুঁড়ো?), কিন্তু FP64-এ মডেলটি চালানো গেল না — "
+                     "model.double()-এ এক step চালিয়ে নিজে দেখো, এগুলো আরও ছোট হয় কি না।")
+    if dust or unknown:
+        lines.append(f"গুঁড়ো বাদ দিলে {without}।")
+    return lines
+
+
 def _finding_lines(report) -> list[str]:
     lines = []
     for p in report.precisions:
@@ -163,6 +195,7 @@ def _finding_lines(report) -> list[str]:
     if report.underflow_params.get("fp16"):
         lines.append(f"FP16-এ loss scale 1-এ underflow (>1% gradient শূন্য): {', '.join(report.underflow_params['fp16'])}"
                      f"; {_window(report.loss_scale)}")
+        lines += _dust_line(report)
     flagged = sorted({row.op for row in report.ops if row.flagged})
     if flagged:
         lines.append(f"১৬-বিটে চলা reduction/normalization/softmax/loss ({report.autocast_rules.upper()}-র "
