@@ -126,6 +126,34 @@ class _MaxFirst(ex.PlantedNet):
         self.sharpen = _SubtractMax(self.sharpen.factor)
 
 
+class _NoAutocast(nn.Module):
+    """The fix lesson 03 suggests first, half done: autocast off around the multiply, but the input is still FP16, so
+    the product is FP16 too — and overflows both ways."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x):
+        with torch.autocast("cpu", enabled=False):
+            return x * self.factor
+
+
+class _Double(nn.Module):
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x):
+        return x.double() * self.factor
+
+
+def _planted_with(module_class):
+    model = ex.PlantedNet()
+    model.sharpen = module_class(model.sharpen.factor)
+    return model
+
+
 class _ChangedMath(ex.PlantedNet):
     def forward(self, x):
         return super().forward(x) / 10
@@ -142,6 +170,10 @@ def test_a_fix_must_keep_the_fp32_result_and_remove_the_inf(capsys):
     assert not ex.check_planted_fix(ex.PlantedNet()) and "'sharpen'" in capsys.readouterr().out
     assert not ex.check_planted_fix(_Fixed) and "_Fixed()" in capsys.readouterr().out       # the class, not a model
     assert not ex.check_planted_fix(_MaxFirst()) and "−inf" in capsys.readouterr().out
+    assert not ex.check_planted_fix(_planted_with(_NoAutocast))
+    said = capsys.readouterr().out
+    assert "এখনো float16" in said and "−inf" not in said                  # +inf and −inf: the dtype is the point
+    assert not ex.check_planted_fix(_planted_with(_Double)) and "FP32-এ চলল না" in capsys.readouterr().out
     assert not ex.check_planted_fix(_ChangedMath()) and "FP32" in capsys.readouterr().out
     kept = ex.PlantedNet()
     keep.KeepFP32(kept, ["sharpen"]).apply()                                # the advice's way, not the exercise's

@@ -364,3 +364,17 @@ def test_a_bad_top_is_refused_in_bengali(overflow, top, monkeypatch):
     for fn in (show_checkup, module_range_figure):
         with pytest.raises(ValueError, match="top.*positive integer"):
             fn(overflow[2], top=top)
+
+
+def test_the_summary_says_the_models_mode(monkeypatch):
+    """A model checked in eval mode gives another verdict (no dropout, BatchNorm on its running averages): the summary
+    says which mode it was, and what to do for a training verdict."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1))
+    x = torch.randn(16, 4)
+    for training, said in ((True, "train"), (False, "model.train()")):
+        model.train(training)
+        report = checkup(model, (x, torch.zeros(16, 1)), loss_fn=torch.nn.MSELoss(), steps=0)
+        parser = _Tables()
+        parser.feed(_shown(report, monkeypatch)[0]._repr_html_())
+        mode = {r[0]: r[1:] for r in parser.tables[0]}["মডেলের mode"][0]
+        assert said in mode and report.training is training and model.training is training

@@ -161,8 +161,8 @@ def _dust_line(report) -> list[str]:
     biggest = max(scale.max_grad, scale.max_activation_grad)
     clean, _ = without_dust({r.name: r.histogram for r in report.params}, biggest)
     other = scale_range(clean, scale.max_grad, scale.max_activation_grad)
-    without = (f"নিরাপদ scale-এর জানালা হতো {_int(other.low)} থেকে {_int(other.high)} (init_scale {_int(other.init_scale)})"
-               if other.window_ok else "নিচের প্রান্ত হতো " + (_int(other.low) if other.low else "2**24-এর ওপরে"))
+    without = (f"নিরাপদ scale-এর জানালা হতো {_int(other.low)} থেকে {_int(other.high)}" if other.window_ok
+               else "নিচের প্রান্ত হতো " + (_int(other.low) if other.low else "2**24-এর ওপরে"))
     dust = [n for n, ok in found.items() if ok]
     real = [n for n, ok in found.items() if ok is False]
     unknown = [n for n, ok in found.items() if ok is None]
@@ -178,7 +178,8 @@ def _dust_line(report) -> list[str]:
         lines.append(f"{', '.join(unknown)}: gradient সন্দেহজনক রকম ছোট (গুঁড়ো?), কিন্তু FP64-এ মডেলটি চালানো গেল না — "
                      "model.double()-এ এক step চালিয়ে নিজে দেখো, এগুলো আরও ছোট হয় কি না।")
     if dust or unknown:
-        lines.append(f"গুঁড়ো বাদ দিলে {without}।")
+        lines.append(f"গুঁড়ো বাদ দিলে {without}। করণীয়: ওপরের init_scale-ই নাও (GradScaler পরে নিজেই scale মানিয়ে নেয়); "
+                     "BatchNorm-এর ঠিক আগের conv বা Linear-এ bias=False দিলে সেই parameter-টাই থাকে না।")
     return lines
 
 

@@ -57,19 +57,31 @@ def mystery_batch() -> torch.Tensor:
     return torch.arange(8).reshape(2, 4)
 
 
-def _first_nonfinite_fp16(model: nn.Module, batch) -> str | None:
-    """torch-এর নিজের FP16 autocast (CPU) চালিয়ে, hook দিয়ে: কোন leaf module-এর output-এ প্রথম inf/NaN।"""
+def _nonfinite_outputs_fp16(model: nn.Module, batch) -> list:
+    """torch-এর নিজের FP16 autocast (CPU) চালিয়ে, hook দিয়ে: যে leaf module-গুলোর output-এ inf/NaN, চলার ক্রমে —
+    (নাম, output-এর dtype, শুধু −inf কি না)।"""
     found: list = []
+
+    def seen(name, out):
+        if not torch.isfinite(out).all():
+            only_minus = bool((torch.isfinite(out) | (out == -math.inf)).all())
+            found.append((name, out.dtype, only_minus))
+
     leaves = [(n, m) for n, m in model.named_modules() if not list(m.children())]
-    hooks = [m.register_forward_hook(lambda mod, i, out, n=n: found.append(n)
-                                     if not torch.isfinite(out).all() else None) for n, m in leaves]
+    hooks = [m.register_forward_hook(lambda mod, i, out, n=n: seen(n, out)) for n, m in leaves]
     try:
         with torch.no_grad(), torch.autocast("cpu", dtype=torch.float16):
             model(batch)
     finally:
         for h in hooks:
             h.remove()
-    return found[0] if found else None
+    return found
+
+
+def _first_nonfinite_fp16(model: nn.Module, batch) -> str | None:
+    """torch-এর নিজের FP16 autocast (CPU) চালিয়ে, hook দিয়ে: কোন leaf module-এর output-এ প্রথম inf/NaN।"""
+    found = _nonfinite_outputs_fp16(model, batch)
+    return found[0][0] if found else None
 
 
 def check_first_overflow(answer) -> Verdict:
@@ -329,6 +341,23 @@ def planted_batch() -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(8, 24, 16, generator=g), torch.randint(0, 4, (8,), generator=g)
 
 
+def _still_nonfinite(model: nn.Module, x) -> str:
+    """অনুশীলনী ১০.৪-এর সারানো মডেল FP16 autocast-এ এখনো inf/NaN দিলে (বা চলতেই না পারলে) তার ব্যাখ্যা; নইলে ফাঁকা।"""
+    try:
+        found = _nonfinite_outputs_fp16(model, x)
+    except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+        return f"তোমার মডেল FP16 autocast-এ চলল না: {type(err).__name__}: {err}"
+    if not found:
+        return ""
+    where, dtype, only_minus = found[0]
+    why = ["−inf-ও inf: softmax হয়তো বাঁচে, কিন্তু activation-এ inf থাকা চলবে না"] if only_minus else []
+    if dtype == torch.float16:
+        why.append("সেখানে output এখনো float16: autocast বন্ধ করলেও গুণের ইনপুট নিজে যে dtype-এ, গুণ সেই dtype-এই "
+                   "হয় — ইনপুটটা কোন dtype-এ আসছে?")
+    note = f" ({'; '.join(why)})" if why else ""
+    return f"FP16 autocast-এ এখনো inf/NaN, প্রথমে '{where}'-এ{note}। check-up আবার চালিয়ে দেখো।"
+
+
 def check_planted_fix(model) -> Verdict:
     """অনুশীলনী ১০.৪: সারানো মডেল (PlantedNet-এর মতো একই parameter): FP32-এ একই ফল, আর FP16 autocast-এ কোথাও inf নেই।"""
     if model is ... or model is None:
@@ -344,16 +373,18 @@ def check_planted_fix(model) -> Verdict:
         return say(False, "parameter-গুলো PlantedNet-এর মতো হওয়া চাই (same state_dict): মডেলটা বদলাও না, শুধু ভুলটা "
                           "সারাও।", form=True)
     x, _ = planted_batch()
-    with torch.no_grad():
-        want, got = planted(x), model(x)
+    try:
+        with torch.no_grad():
+            want, got = planted(x), model(x)
+    except Exception as err:  # noqa: BLE001 — শিক্ষার্থীর কোডের যেকোনো ভুল দেখাই
+        return say(False, f"তোমার মডেল FP32-এ চলল না (failed in FP32): {type(err).__name__}: {err}")
     if got.shape != want.shape or not torch.allclose(got, want, rtol=1e-5, atol=1e-6):
         return say(False, "FP32-এ তোমার মডেলের ফল PlantedNet-এর থেকে আলাদা: সারানোটা অঙ্কটা বদলে দিয়েছে। এমন বদল খোঁজো যা "
                           "FP32-এ একই সংখ্যা দেয়।")
     if any("forward" in vars(m) for m in model.modules()):
         return say(False, "KeepFP32 পরামর্শের সোজা পথ — এখানে module-এর নিজের কোড সারাও, যাতে সে নিজেই FP16 autocast-এ "
                           "নিরাপদ থাকে (তার হিসাব কোন dtype-এ হয়, ভাবো)।")
-    where = _first_nonfinite_fp16(model, x)
-    if where is not None:
-        return say(False, f"FP16 autocast-এ এখনো inf/NaN, প্রথমে '{where}'-এ (−inf-ও inf: softmax হয়তো বাঁচে, কিন্তু "
-                          "activation-এ inf থাকা চলবে না)। check-up আবার চালিয়ে দেখো।")
+    still = _still_nonfinite(model, x)
+    if still:
+        return say(False, still)
     return say(True, "FP32-এ একই ফল, FP16-এ কোথাও inf নেই।")

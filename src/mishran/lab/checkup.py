@@ -276,7 +276,9 @@ def _summary(report: CheckupReport) -> _Table:
     if report.recommended_precision == UNKNOWN:
         chosen = (f"অজানা (unknown): {report.target_precision.upper()}-এর step এখানে চলেনি — লক্ষ্যের যন্ত্রে "
                   "check-up আবার চালাও")
-    rows = [["মডেল", report.model], ["লক্ষ্য (target)", report.target + cap],
+    mode = ("train" if report.training else
+            "eval — dropout বন্ধ, BatchNorm চলমান গড়ে; প্রশিক্ষণের রায় চাইলে আগে model.train()")
+    rows = [["মডেল", report.model], ["মডেলের mode", mode], ["লক্ষ্য (target)", report.target + cap],
             ["সংখ্যা কোথা থেকে", where + (" — লক্ষ্যের যন্ত্রে মাপা নয়" if report.emulated else "")],
             ["সুপারিশ (recommended precision)", chosen],
             ["GradScaler-এর init_scale (fp16_init_scale)",
