@@ -198,7 +198,7 @@ def test_the_command_line_makes_an_instance_of_a_loss_class(tmp_path, monkeypatc
      "instantiate"),
     (["door_models:Broken", "--batch", "door_models:make_batch", "--loss", "torch.nn:CrossEntropyLoss"],
      "a bug in the backward"),
-    (["door_models:make_model", "--batch", "door_models:make_batch"], "model(*batch)"),
+    (["door_models:make_model", "--batch", "door_models:make_batch"], "--loss torch.nn:CrossEntropyLoss"),
     (["no_such_file:make_model", "--batch", "door_models:make_batch"], "PYTHONPATH"),
     (["door_models:make_model"], "--batch"),
 ], ids=["loss-class-needs-args", "runtime-error", "no-loss", "module-not-found", "no-batch"])
@@ -215,3 +215,12 @@ def test_the_help_says_batch_is_required(capsys):
     out = capsys.readouterr().out
     usage = out.split("\n\n")[0]
     assert "--batch BATCH" in usage and "[--batch" not in usage and "না দিলে: এই যন্ত্র" in out
+
+
+def test_a_loss_fn_with_a_batch_that_has_no_target_says_the_batch_is_inputs_and_target():
+    """A lone tensor as the batch with loss_fn: loss_fn gets only the output — the message says the batch should be
+    (inputs, target), not only that the loss failed."""
+    with pytest.raises(ValueError) as caught:
+        checkup(torch.nn.Linear(4, 3), torch.randn(8, 4), loss_fn=torch.nn.CrossEntropyLoss(), steps=0)
+    said = str(caught.value)
+    assert "(inputs, target)" in said and "loss_fn(output)" in said and "(8, 3)" in said

@@ -22,7 +22,8 @@ def test_the_first_module_to_overflow_is_up_not_the_biggest_number(capsys):
     assert torch.isfinite(torch.tensor(65510.0).half()) and torch.isinf(torch.tensor(4 * 0.27 * 65504).half())
     assert ex.check_first_overflow("up") and ex.check_first_overflow(" UP ")
     capsys.readouterr()
-    for wrong, hint in (("embed", "Embedding"), ("proj", "65520"), ("norm", "LayerNorm"), ("head", "FP32")):
+    for wrong, hint in (("embed", "Embedding"), ("proj", "65520"), ("norm", "LayerNorm"), ("act", "ReLU নতুন"),
+                       ("head", "FP32")):
         assert not ex.check_first_overflow(wrong), wrong
         assert hint in capsys.readouterr().out
     assert not ex.check_first_overflow("lm_head")                            # not a module of the model

@@ -150,12 +150,17 @@ def _shape_of(obj) -> str:
 
 
 def _loss_failed(err: Exception, logits, target) -> LossFnFailed:
-    call = "loss_fn(output)" if target is _NO_TARGET else "loss_fn(output, target)"
-    seen = f"output: {_shape_of(logits)}" + ("" if target is _NO_TARGET else f"; target: {_shape_of(target)}")
+    if target is _NO_TARGET:              # batch দুই ভাগের নয়: loss_fn পেল শুধু output — target-টাই নেই
+        return LossFnFailed(
+            f"loss_fn(output) চলল না (loss_fn failed): {type(err).__name__}: {err} — output: {_shape_of(logits)}। batch "
+            "দুই ভাগের নয়, তাই loss_fn পেল শুধু output, কোনো target নয়: target লাগলে batch দাও দুটির একটি tuple, "
+            "(inputs, target), যেমন (x, y) — তখন model(inputs) আর loss_fn(output, target) (with loss_fn, the batch "
+            "is (inputs, target))")
+    seen = f"output: {_shape_of(logits)}; target: {_shape_of(target)}"
     return LossFnFailed(
-        f"{call} চলল না (loss_fn failed): {type(err).__name__}: {err} — {seen}। loss_fn যা চায়, আকার আর dtype সেভাবে "
-        "মেলাও: যেমন CrossEntropyLoss চায় output (N, C) আর target (N,), dtype long (int64); (B, T, C)-এর logits "
-        "হলে loss_fn-এর ভেতরে logits.flatten(0, 1) আর target.flatten()")
+        f"loss_fn(output, target) চলল না (loss_fn failed): {type(err).__name__}: {err} — {seen}। loss_fn যা চায়, "
+        "আকার আর dtype সেভাবে মেলাও: যেমন CrossEntropyLoss চায় output (N, C) আর target (N,), dtype long (int64); "
+        "(B, T, C)-এর logits হলে loss_fn-এর ভেতরে logits.flatten(0, 1) আর target.flatten()")
 
 
 def loss_of(output, target, loss_fn) -> torch.Tensor:

@@ -31,7 +31,7 @@ def _fill(linear: nn.Linear, weight: float, bias: float) -> None:
 
 class MysteryNet(nn.Module):
     """অনুশীলনী ১০.১-এর মডেল: embed → norm → proj → act → up → head। মাপগুলো হাতে বসানো, যাতে প্রতিটি module-এর
-    FP32-এর বৃহত্তম |মান| জানা থাকে: embed 120000 (Embedding-এর ওজন), proj 65510, up 71000, head ছোট।"""
+    FP32-এর বৃহত্তম |মান| জানা থাকে: embed 120000 (Embedding-এর ওজন), proj 65510, up ≈ 70751, head ছোট।"""
 
     def __init__(self):
         super().__init__()
@@ -100,6 +100,8 @@ def check_first_overflow(answer) -> Verdict:
         "proj": "65510 কি FP16-এ inf? পাঠ ০১: 65504-এর পরের ধাপ 65536, আর inf হয় শুধু 65520 বা তার বেশি হলে — "
                 "65510 গোল হয়ে 65504।",
         "norm": "LayerNorm-এর output-এর মাপ ১-এর কাছে: ইনপুট যত বড়ই হোক।",
+        "act": "ReLU নতুন বড় মান বানায় না, শুধু ঋণাত্মকগুলো শূন্য করে: তার ইনপুট proj-এর output — আর সেটা FP16-এ "
+               "কী হয়েছিল?",
     }
     return say(False, hints.get(name, "এর output-এর মান FP16-এর পরিসরে আঁটে। সারণিতে FP32-এর বৃহত্তম |মান| আর "
                                       "module-এর ধরন আবার দেখো।"))
