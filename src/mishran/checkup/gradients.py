@@ -27,8 +27,8 @@ CHUNK = 2 ** 20
 """বড় tensor এত উপাদানের টুকরোয় পড়া হয় (FP64-এর বা বাড়তি কপি একবারে এর বেশি নয়)।"""
 
 DUST_BELOW = 2.0 ** -24
-"""মডেলের সবচেয়ে বড় gradient-এর এত ভাগেরও নিচের FP32 gradient (≈ FP32-এর unit roundoff ÷ 2) rounding-এর গুঁড়ো হতে পারে:
-গণিতে হয়তো শূন্য, যেমন attention-এর key-র bias বা BatchNorm-এর ঠিক আগের bias।"""
+"""মডেলের সবচেয়ে বড় gradient-এর এত ভাগেরও নিচের FP32 gradient (= FP32-এর unit roundoff, 2**-24) rounding-এর গুঁড়ো হতে
+পারে: গণিতে হয়তো শূন্য, যেমন attention-এর key-র bias বা BatchNorm-এর ঠিক আগের bias।"""
 
 _OFFSET = 152
 

@@ -124,9 +124,12 @@ class LossScaleRange:
     """FP16-এর loss scale কোন পরিসরে নিরাপদ, FP32 gradient থেকে (পাঠ ১০)।
 
     high: 2-এর সবচেয়ে বড় ঘাত s যাতে max|g|·s < 65504 (overflow নেই) — g এখানে parameter-এর gradient আর module-এর
-    output-এর gradient (activation gradient) দুটোই, কারণ backward-এ দুটোই FP16-এ চলে; low: 2-এর সবচেয়ে ছোট ঘাত
-    s ≥ 1 যাতে কোনো parameter-এর underflow-এর ভাগ 1%-এর বেশি নয় (না পেলে None)। init_scale: GradScaler-এর
-    init_scale — low ≤ high হলে দুইয়ের log2-এর মাঝামাঝি (নিচে গোল করে), নইলে high। window_ok: low ≤ high।
+    output-এর gradient (activation gradient) দুটোই: autocast-এর backward-এ FP16-এ চলে ১৬-বিট op-এর output-এর gradient
+    আর Linear/conv-এর ওজনের FP16 কপির gradient (LayerNorm বা Embedding-এর ওজনের gradient FP32-এই); module-এর নিজের
+    forward-এর ভেতরের gradient এখানে দেখা যায় না। low: 2-এর সবচেয়ে ছোট ঘাত s ≥ 1 যাতে কোনো parameter-এর underflow-এর
+    ভাগ 1%-এর বেশি নয় (না পেলে None) — একটা আন্দাজ: activation gradient (প্রায়ই আরও ছোট) এতে নেই, তাই প্রমাণ check-up-এর
+    নিজের FP16 step। init_scale: GradScaler-এর init_scale — low ≤ high হলে দুইয়ের log2-এর মাঝামাঝি (নিচে গোল করে),
+    নইলে high। window_ok: low ≤ high।
     """
 
     max_grad: float

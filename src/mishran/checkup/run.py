@@ -6,7 +6,8 @@
 
 একটি FP32 reference forward+backward (TF32 বন্ধ রেখে), তারপর লক্ষ্য যে ১৬-বিট precision-গুলো চালাতে পারে তাদের
 প্রতিটিতে একই step (BF16 autocast; FP16 autocast প্রস্তাবিত loss scale-সহ) — প্রতিটি একই RNG আর buffer থেকে।
-শেষে খরচ: প্রতিটি precision-এর step-এর সময় (mishran.timer), backward-এর জন্য রাখা বাইট, এক step-এর FLOP।
+শেষে খরচ: প্রতিটি precision-এর forward+backward-এর সময় (mishran.timer; optimizer step নয়), backward-এর জন্য রাখা
+বাইট, এক step-এর FLOP।
 মডেলটি যেমন ছিল তেমনই ফেরত যায় (mishran.checkup.state) — ভুল হলেও।
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 নিয়ম: লক্ষ্যের প্রস্তাব আসে mishran.precision.for_device থেকে (T4/V100 → fp16 + loss scaling, Ampere/Hopper → bf16,
 CPU → bf16); BF16-এ step ভেঙে গেলে (loss বা gradient inf/NaN, বা gradient-এর cosine COSINE_FLOOR-এর নিচে) → fp32।
-FP16-এর লক্ষ্যে আর কিছু নেই, তাই fp16 থাকে — ভাঙা module-গুলো keep_fp32-এ। প্রস্তাবের step চলেইনি (কোনো op এই
+FP16-ও তাই: ভাঙলে, আর keep_fp32 রেখে আবার চালিয়েও না সারলে → fp32। প্রস্তাবের step চলেইনি (কোনো op এই
 dtype-এ নেই): লক্ষ্যের হিসাব এই যন্ত্রে emulation হলে রায় অজানা (UNKNOWN: ভুলটা হয়তো এই যন্ত্রের, লক্ষ্যের নয়), নইলে fp32।
 """
 from __future__ import annotations
@@ -66,22 +66,22 @@ UNKNOWN = "unknown"
 def recommend(candidate: str, is_broken: dict, check: dict | None = None, failed: bool = False,
               emulated: bool = False) -> str:
     """লক্ষ্যের প্রস্তাব (candidate), কোন precision ভাঙা (precision → bool), আর keep_fp32 রেখে আবার চালানো step-এর
-    ফল (check) থেকে সুপারিশ (পাঠ ১০): BF16 ভাঙলে, কিন্তু keep_fp32 রেখে না ভাঙলে আর সেগুলোয় ওজনের অর্ধেকের কম
-    থাকলে — BF16 (keep_fp32-সহ); নইলে FP32। FP16-এর লক্ষ্যে (T4) বিকল্প নেই, তাই fp16। failed: candidate-এর step
-    চলেইনি — তখন emulated হলে UNKNOWN, নইলে FP32।"""
+    ফল (check) থেকে সুপারিশ (পাঠ ১০): লক্ষ্যের ১৬-বিট (BF16 বা FP16) ভাঙলে, কিন্তু keep_fp32 রেখে না ভাঙলে আর
+    সেগুলোয় ওজনের অর্ধেকের কম থাকলে — সেই ১৬-বিট (keep_fp32-সহ); নইলে FP32 (ধীর, কিন্তু ঠিক — T4-এও)। failed:
+    candidate-এর step চলেইনি — তখন emulated হলে UNKNOWN, নইলে FP32।"""
     if failed:
         return UNKNOWN if emulated else "fp32"
-    if candidate == "bf16" and is_broken.get("bf16", False):
+    if candidate in ("bf16", "fp16") and is_broken.get(candidate, False):
         fixed = check is not None and not check["broken"] and check["param_share"] <= KEPT_SHARE_LIMIT
-        return "bf16" if fixed else "fp32"
+        return candidate if fixed else "fp32"
     return candidate
 
 
 def ds_config(name: str, init_scale: float | None) -> dict:
     """DeepSpeed config-এর precision block (mishran.precision.ds_block); fp16-এ dynamic loss scale আর শুরুর
     scale-এর ঘাত (initial_scale_power) সহ (পাঠ ১০)।"""
-    if name == UNKNOWN:
-        return {}
+    if name == UNKNOWN or (name == "fp16" and init_scale and init_scale < 1):
+        return {}                         # DeepSpeed-এর loss scale ১-এর নিচে নামে না (min_loss_scale ≥ 1)
     block = precision.ds_block(name)
     if name == "fp16" and init_scale:
         block["fp16"].update({"loss_scale": 0, "initial_scale_power": round(math.log2(init_scale))})
@@ -131,8 +131,12 @@ def _verdict_lines(report) -> list[str]:
                 f"grad_scaler(device, 'fp16', init_scale=2.0**{k})  # = {_int(report.fp16_init_scale)}"]
     if name == "bf16":
         return ["সুপারিশ (recommended precision): BF16 autocast — পরিসর FP32-এর সমান, loss scaling লাগে না।"]
-    why = " BF16-এ step ভেঙে যায় (loss/gradient inf/NaN বা দিক সরে যায়)।" if "bf16" in report.precisions else ""
-    return [f"সুপারিশ (recommended precision): FP32।{why}"]
+    target = report.target_precision
+    if target == "fp32" or target not in report.precisions:
+        return ["সুপারিশ (recommended precision): FP32।"]
+    kept = " — keep_fp32 রেখেও সারে না" if report.keep_fp32 else ""
+    return [f"সুপারিশ (recommended precision): FP32। {target.upper()}-এ step ভেঙে যায় (loss/gradient inf/NaN বা দিক "
+            f"সরে যায়){kept}: FP32-এ ধীর কিন্তু ঠিক; নয়তো যে module ভাঙে, তার কোড সারাও (অনুশীলনী ১০.৪-এর মতো)।"]
 
 
 def _int(value: float) -> str:
@@ -215,7 +219,7 @@ def _cost_line(report) -> list[str]:
     line = (f"খরচ (cost), FP32-এর তুলনায়: backward-এর জন্য রাখা বাইট {kept(ref) / size:.1f} → "
             f"{kept(got) / size:.1f} {unit} (×{kept(got) / kept(ref):.2f})")
     if ref.step_seconds and got.step_seconds:
-        line += (f"; step-এর সময় {ref.step_seconds * 1e3:.1f} → {got.step_seconds * 1e3:.1f} ms "
+        line += (f"; forward+backward-এর সময় {ref.step_seconds * 1e3:.1f} → {got.step_seconds * 1e3:.1f} ms "
                  f"(×{got.step_seconds / ref.step_seconds:.2f}, {report.device.upper()}-তে মাপা")
         line += ", লক্ষ্যের যন্ত্রে নয়)" if report.emulated else ")"
     return [line]
@@ -227,9 +231,12 @@ def _check_line(check: dict | None) -> list[str]:
     result = ("তবুও ভাঙা (still broken)" if check["broken"] else
               f"ঠিক আছে: gradient-এর cosine {check['grad_cosine']:.4f}, gradient-এর আপেক্ষিক ত্রুটি "
               f"{check['grad_rel_error']:.2g}")
-    return [f"যাচাই (checked): এগুলো FP32-এ রেখে {check['precision'].upper()}-এর step আবার চালানো হলো — {result}; "
-            f"মডেলের ওজনের {100 * check['param_share']:.1f}% এই module-গুলোয়। প্রশিক্ষণে একই কাজ, মডেলের কোড না বদলে: "
-            "KeepFP32(model, report.keep_fp32).apply()  # mishran.checkup.keep"]
+    line = (f"যাচাই (checked): এগুলো FP32-এ রেখে {check['precision'].upper()}-এর step আবার চালানো হলো — {result}; "
+            f"মডেলের ওজনের {100 * check['param_share']:.1f}% এই module-গুলোয়।")
+    if check["broken"]:
+        return [line + " তাই এগুলো FP32-এ রাখাই যথেষ্ট নয়।"]
+    return [line + " প্রশিক্ষণে একই কাজ, মডেলের কোড না বদলে: KeepFP32(model, report.keep_fp32).apply()  "
+                   "# mishran.checkup.keep"]
 
 
 def advice(report) -> str:
@@ -241,9 +248,17 @@ def advice(report) -> str:
     lines = [f"check-up: {report.model}, লক্ষ্য (target) {report.target}{cap}; সংখ্যাগুলো {where}, "
              f"{rules}-র autocast-এর নিয়মে।"]
     lines += _verdict_lines(report) + _cost_line(report) + _finding_lines(report) + report.notes
-    if report.keep_fp32:
+    if report.keep_fp32 and report.recommended_precision == "fp32":      # চেষ্টা হয়েছিল, সারেনি
+        lines.append("যে module-গুলোয় গোলমাল জন্মায় (keep_fp32), সেগুলো FP32-এ রেখেও দেখা হয়েছিল:")
+        lines += _why(report) + _check_line(report.keep_fp32_check)
+    elif report.keep_fp32:
         lines.append("এই module-গুলো FP32-এ রাখো (keep_fp32): forward-এ autocast বন্ধ করো, আর ইনপুট FP32-এ তোলো:")
         lines += _why(report) + _code(report) + _check_line(report.keep_fp32_check)
     if report.ds_config:                  # রায় অজানা হলে block-ও নেই
-        lines.append(f"DeepSpeed config-এর precision block: {json.dumps(report.ds_config)}")
+        lines.append(f"DeepSpeed config-এর precision block: {json.dumps(report.ds_config)} — মনে রেখো, DeepSpeed-এর "
+                     "fp16/bf16 block autocast নয়: পুরো মডেলটাই ১৬-বিটে যায়, তাই ওপরের op-সারণি আর keep_fp32 সেখানে "
+                     "হুবহু খাটে না; autocast-এর মতো চাইলে config-এর \"torch_autocast\" অংশ (DeepSpeed 0.19)।")
+    elif report.recommended_precision == "fp16":
+        lines.append(f"DeepSpeed: এখানে loss scale লাগবে {_int(report.fp16_init_scale)} — ১-এর নিচে, কিন্তু DeepSpeed-এর "
+                     "loss scale ১-এর নিচে নামে না (min_loss_scale ≥ 1); তাই DeepSpeed-এর fp16 block দেওয়া হলো না।")
     return "\n".join(lines)

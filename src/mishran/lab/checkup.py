@@ -284,7 +284,8 @@ def _summary(report: CheckupReport) -> _Table:
             ["GradScaler-এর init_scale (fp16_init_scale)",
              _pow2(report.fp16_init_scale) if report.fp16_init_scale else
              "— (রায় অজানা)" if report.recommended_precision == UNKNOWN else "— (FP16 নয়)"],
-            ["FP32-এ রাখো (keep_fp32)", ", ".join(_label(n) for n in report.keep_fp32) or "কিছু না"],
+            ["FP32-এ রাখো (keep_fp32)", (", ".join(_label(n) for n in report.keep_fp32) or "কিছু না") +
+             (" — রেখেও সারে না (still broken)" if (report.keep_fp32_check or {}).get("broken") else "")],
             ["FP16-এর নিরাপদ scale-এর জানালা (safe window)", window]]
     return _Table("সারকথা", None, rows)
 
@@ -373,7 +374,7 @@ def _costs(report: CheckupReport) -> _Table:
                      _times(kept, ref_kept), f"{100 * c.mfu:.3g}%" if c.mfu is not None else "—"])
     where = f"{report.device.upper()}-তে মাপা" + (", লক্ষ্যের যন্ত্রে নয়" if report.emulated else "")
     return _Table(f"খরচ (cost), এক step, {where}",
-                  ["precision", "step-এর সময় (ms)", "সময় ÷ FP32", "activation (MiB)", "cast cache (MiB)",
+                  ["precision", "forward+backward (ms)", "সময় ÷ FP32", "activation (MiB)", "cast cache (MiB)",
                    "রাখা বাইট ÷ FP32", "MFU"], rows)
 
 
