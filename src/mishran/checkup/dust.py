@@ -10,7 +10,6 @@ rounding-এর মাপে (সবচেয়ে বড়টির 2**-44 �
 from __future__ import annotations
 
 import copy
-import math
 
 import torch
 
@@ -35,11 +34,6 @@ def edge_setters(histograms: dict, scale) -> list[str]:
     return [] if (other.low, other.window_ok) == (scale.low, scale.window_ok) else dusty
 
 
-def _dust_count(histogram: dict, biggest: float) -> int:
-    limit = math.floor(math.log2(biggest * DUST_BELOW))
-    return sum(c for b, c in histogram.items() if b <= limit)
-
-
 def _double(obj):
     """batch-এর ভেতরের floating tensor FP64-এ (tuple, list, dict-এর ভেতরেও); বাকি সব যেমন আছে।"""
     if isinstance(obj, torch.Tensor):
@@ -51,9 +45,11 @@ def _double(obj):
     return obj
 
 
-def confirm_in_fp64(model, inputs, target, loss_fn, histograms: dict, names: list, biggest: float) -> dict:
-    """মডেলের FP64 কপিতে dropout ছাড়া এক forward/backward; ফেরত {নাম: গুঁড়ো কি না}। FP64-এ না চললে (কোনো op-এর
-    FP64 নেই, মেমরি কম, কপি করা যায় না) {নাম: None} — তখন সন্দেহটা সন্দেহই থাকে।"""
+def confirm_in_fp64(model, inputs, target, loss_fn, fp32_grads: dict, names: list, biggest: float) -> dict:
+    """মডেলের FP64 কপিতে dropout ছাড়া এক forward/backward; ফেরত {নাম: গুঁড়ো কি না} — FP32-এ যে জায়গাগুলো গুঁড়ো
+    (শূন্য নয়, কিন্তু ≤ biggest · DUST_BELOW), FP64-এ ঠিক সেই জায়গাগুলোর অন্তত CONFIRMED_SHARE ভাগ ≤ FP64-এর সবচেয়ে বড়
+    gradient · FP64_DUST_BELOW হলে গুঁড়ো। FP64-এ না চললে (কোনো op-এর FP64 নেই, মেমরি কম, কপি করা যায় না) {নাম: None}
+    — তখন সন্দেহটা সন্দেহই থাকে। দাম: মডেলের একটি FP64 কপি (ওজনের দ্বিগুণ বাইট, আর gradient) আর এক FP64 step।"""
     try:
         twin = copy.deepcopy(model).double()
         loss_twin = copy.deepcopy(loss_fn).double() if isinstance(loss_fn, torch.nn.Module) else loss_fn
@@ -62,7 +58,12 @@ def confirm_in_fp64(model, inputs, target, loss_fn, histograms: dict, names: lis
             loss.backward()
         grads = {n: p.grad for n, p in twin.named_parameters() if p.grad is not None}
         top = max(float(g.abs().max()) for g in grads.values())
-        found = {n: int((grads[n].abs() <= top * FP64_DUST_BELOW).sum()) for n in names}
+        verdict = {}
+        for n in names:
+            g32 = fp32_grads[n].abs()
+            dust = (g32 > 0) & (g32 <= biggest * DUST_BELOW)                     # FP32-এর গুঁড়োর জায়গা
+            gone = grads[n].abs().to(g32.device) <= top * FP64_DUST_BELOW         # FP64-এ সেখানে কী
+            verdict[n] = int((dust & gone).sum()) >= CONFIRMED_SHARE * int(dust.sum())
     except Exception:  # noqa: BLE001 — যাচাই না হলে শুধু সন্দেহ; check-up থামে না
         return {n: None for n in names}
-    return {n: found[n] >= CONFIRMED_SHARE * _dust_count(histograms[n], biggest) for n in names}
+    return verdict

@@ -429,7 +429,7 @@ def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> Checku
     suspects = dust.edge_setters(hists, scale)
     if suspects:                            # গুঁড়োই কি নিচের প্রান্ত টানছে? FP64-এর কপিতে একই step দিয়ে যাচাই
         state.reset()
-        report.rounding_dust = dust.confirm_in_fp64(model, step.inputs, step.target, step.loss_fn, hists, suspects,
+        report.rounding_dust = dust.confirm_in_fp64(model, step.inputs, step.target, step.loss_fn, ref, suspects,
                                                      max(scale.max_grad, scale.max_activation_grad))
     report.advice = verdict.advice(report)
     return report

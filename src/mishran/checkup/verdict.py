@@ -173,9 +173,10 @@ def _dust_line(report) -> list[str]:
     lines = []
     if dust:
         lines.append(f"rounding-এর গুঁড়ো (rounding dust), FP64-এ যাচাই করা: {', '.join(dust)} — এদের যে gradient মডেলের "
-                     "সবচেয়ে বড় gradient-এর 2**-24 ভাগেরও নিচে, FP64-এ তার প্রায় সবই 2**-44 ভাগেরও নিচে নামে (FP64-এর নিজের "
-                     "rounding-এর মাপ): গণিতে শূন্য (যেমন "
-                     "attention-এর key-র bias, BatchNorm-এর ঠিক আগের bias), তাই FP16-এ তাদের underflow ক্ষতি করে না।")
+                     "সবচেয়ে বড় gradient-এর 2**-24 ভাগেরও নিচে, FP64-এ ঠিক সেই জায়গাগুলো 2**-44 ভাগেরও নিচে নামে (FP64-এর "
+                     "নিজের rounding-এর মাপ): FP32-এর হিসাবেও এরা rounding-এর শব্দ, FP32-এর প্রশিক্ষণও এই মান ঠিক পায় না — "
+                     "তাই FP16-এ মুছে গেলে বাড়তি ক্ষতি নেই (প্রায়ই গণিতে শূন্য: attention-এর key-র bias, BatchNorm-এর ঠিক "
+                     "আগের bias)।")
     if real:
         lines.append(f"{', '.join(real)}: gradient খুব ছোট, কিন্তু FP64-এও তা-ই — আসল gradient, গুঁড়ো নয়; জানালা যেমন আছে।")
     if unknown:
