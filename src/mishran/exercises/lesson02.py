@@ -94,6 +94,11 @@ def _overflows(largest: float, fmt: str, scale: float) -> bool:
     return bool(torch.isinf(product.to(formats.get_format(fmt).dtype)))
 
 
+def _power(scale: int) -> str:
+    """২-এর ঘাত, লেখায় যেমন পাঠ লেখে: 65536 → '2**16'।"""
+    return f"2**{scale.bit_length() - 1}"
+
+
 def _scale_mistake(values, largest: float, scale: int, budget: float, fmt: str) -> str:
     """একটি scale কোন শর্ত ভাঙে, তার ব্যাখ্যা (উত্তরের কোনো সংখ্যা না বলে); দুই শর্তই মানলে ফাঁকা লেখা।"""
     low, zeroed = _below_normal(values, fmt, scale)
@@ -118,24 +123,24 @@ def check_scale_for_budget(values, largest: float, answer, budget: float = 0.01,
                                 need='{"smallest": ..., "largest": ...}, দুটোই SCALE_CHOICES-এর সংখ্যা (numbers)')
     if early is not None:
         return early
-    names = ", ".join(f"2**{k}" for k in range(10, 25, 2))
     if any(v not in SCALE_CHOICES for v in answer.values()):
+        names = ", ".join(map(_power, SCALE_CHOICES))
         return say(False, f"দুটো scale-ই হবে {names}-এর একটি (one of SCALE_CHOICES); পেয়েছি {answer!r}।", form=True)
     small, big = int(answer["smallest"]), int(answer["largest"])
     if small > big:
-        return say(False, f"smallest (2**{small.bit_length() - 1}) largest (2**{big.bit_length() - 1})-এর চেয়ে বড়: "
-                          "দুটো জায়গা বদল হয়ে গেছে কি?", form=True)
-    fits = [s for s in SCALE_CHOICES if not _scale_mistake(values, largest, s, budget, fmt)]
+        return say(False, f"smallest ({_power(small)}) largest ({_power(big)})-এর চেয়ে বড়: দুটো জায়গা বদল হয়ে গেছে কি?",
+                   form=True)
+    mistakes = {s: _scale_mistake(values, largest, s, budget, fmt) for s in SCALE_CHOICES}
+    fits = [s for s, mistake in mistakes.items() if not mistake]
     for scale, edge in ((small, "smallest"), (big, "largest")):
-        mistake = _scale_mistake(values, largest, scale, budget, fmt)
-        if mistake:
-            return say(False, f"{edge} = 2**{scale.bit_length() - 1}: {mistake}")
+        if mistakes[scale]:
+            return say(False, f"{edge} = {_power(scale)}: {mistakes[scale]}")
     if small != min(fits):
-        return say(False, f"smallest = 2**{small.bit_length() - 1} দুই শর্তই পূরণ করে, কিন্তু আরও ছোট একটি বিকল্পও "
+        return say(False, f"smallest = {_power(small)} দুই শর্তই পূরণ করে, কিন্তু আরও ছোট একটি বিকল্পও "
                           "করে। নিচের প্রান্ত ঠিক করে বাজেট: ছোট থেকে একে একে scale নিয়ে গুনে দেখো, কোনটায় প্রথম "
                           "বাজেটের মধ্যে আসে।")
     if big != max(fits):
-        return say(False, f"largest = 2**{big.bit_length() - 1} দুই শর্তই পূরণ করে, কিন্তু আরও বড় একটি বিকল্পও overflow "
+        return say(False, f"largest = {_power(big)} দুই শর্তই পূরণ করে, কিন্তু আরও বড় একটি বিকল্পও overflow "
                           "করে না। ওপরের প্রান্ত ঠিক করে সবচেয়ে বড় gradient আর FP16-এর সবচেয়ে বড় সংখ্যা।")
     return say(True, "এই জানালার প্রতিটি scale-এ ছোট gradient-গুলো বাজেট মেনে normal পরিসরে ওঠে, আর সবচেয়ে বড়টিও "
                      "FP16-এ আঁটে। জানালা থেকে এক বিকল্প বাইরে গেলেই একটি শর্ত ভাঙে।")

@@ -142,8 +142,9 @@ def check_csr_break_even(answer, question: dict | None = None) -> Verdict:
     q = question or CSR_QUESTION
     if is_blank(answer):
         return blank_verdict()
-    if isinstance(answer, str) and answer.strip().endswith("%") and as_number(answer.strip()[:-1]) is not None:
-        answer = as_number(answer.strip()[:-1]) / 100  # "80%" লিখলে ০.৮
+    share = as_number(answer.strip()[:-1]) if isinstance(answer, str) and answer.strip().endswith("%") else None
+    if share is not None:
+        answer = share / 100                          # "80%" লিখলে ০.৮
     if isinstance(answer, (int, float)) and not isinstance(answer, bool) and 1 < answer <= 100:
         answer = answer / 100                         # ৮০ লিখলে ৮০%
     dense = q["value_bytes"]
