@@ -16,7 +16,7 @@ import torch
 from mishran.checkup.gradients import DUST_BELOW, scale_range, without_dust
 from mishran.checkup.step import NoDropout, loss_of, run_model
 
-__all__ = ["FP64_DUST_BELOW", "CONFIRMED_SHARE", "edge_setters", "confirm_in_fp64"]
+__all__ = ["FP64_DUST_BELOW", "CONFIRMED_SHARE", "biggest", "edge_setters", "confirm_in_fp64"]
 
 FP64_DUST_BELOW = 2.0 ** -44
 """FP64-এ সবচেয়ে বড় gradient-এর এত ভাগের নিচে নামলে গুঁড়োটা গণিতে শূন্য ধরা হয় (FP32-এর সীমার চেয়ে 2**20 গুণ নিচে)।"""
@@ -25,13 +25,19 @@ CONFIRMED_SHARE = 0.9
 """FP32-এর গুঁড়োর অন্তত এত ভাগ FP64-এ নেমে গেলে parameter-টির গুঁড়ো যাচাই হলো।"""
 
 
-def edge_setters(histograms: dict, scale) -> list[str]:
-    """যে parameter-গুলোর গুঁড়ো বাদ দিলে জানালার নিচের প্রান্ত বদলায় (নইলে ফাঁকা তালিকা)।"""
-    clean, dusty = without_dust(histograms, max(scale.max_grad, scale.max_activation_grad))
+def biggest(scale) -> float:
+    """মডেলের সবচেয়ে বড় gradient (parameter-এর বা activation-এর): গুঁড়োর সীমা এর ভাগে মাপা।"""
+    return max(scale.max_grad, scale.max_activation_grad)
+
+
+def edge_setters(histograms: dict, scale) -> tuple[list[str], object]:
+    """(যে parameter-গুলোর গুঁড়ো বাদ দিলে জানালার নিচের প্রান্ত বদলায়, গুঁড়ো বাদে জানালা — LossScaleRange); গুঁড়ো
+    প্রান্ত না বদলালে ([], None)।"""
+    clean, dusty = without_dust(histograms, biggest(scale))
     if not dusty:
-        return []
+        return [], None
     other = scale_range(clean, scale.max_grad, scale.max_activation_grad)
-    return [] if (other.low, other.window_ok) == (scale.low, scale.window_ok) else dusty
+    return ([], None) if (other.low, other.window_ok) == (scale.low, scale.window_ok) else (dusty, other)
 
 
 def _double(obj):
@@ -45,9 +51,9 @@ def _double(obj):
     return obj
 
 
-def confirm_in_fp64(model, inputs, target, loss_fn, fp32_grads: dict, names: list, biggest: float) -> dict:
+def confirm_in_fp64(model, inputs, target, loss_fn, fp32_grads: dict, names: list, scale) -> dict:
     """মডেলের FP64 কপিতে dropout ছাড়া এক forward/backward; ফেরত {নাম: গুঁড়ো কি না} — FP32-এ যে জায়গাগুলো গুঁড়ো
-    (শূন্য নয়, কিন্তু ≤ biggest · DUST_BELOW), FP64-এ ঠিক সেই জায়গাগুলোর অন্তত CONFIRMED_SHARE ভাগ ≤ FP64-এর সবচেয়ে বড়
+    (শূন্য নয়, কিন্তু ≤ biggest(scale) · DUST_BELOW), FP64-এ ঠিক সেই জায়গাগুলোর অন্তত CONFIRMED_SHARE ভাগ ≤ FP64-এর সবচেয়ে বড়
     gradient · FP64_DUST_BELOW হলে গুঁড়ো। FP64-এ না চললে (কোনো op-এর FP64 নেই, মেমরি কম, কপি করা যায় না) {নাম: None}
     — তখন সন্দেহটা সন্দেহই থাকে। দাম: মডেলের একটি FP64 কপি (ওজনের দ্বিগুণ বাইট, আর gradient) আর এক FP64 step।"""
     try:
@@ -61,7 +67,7 @@ def confirm_in_fp64(model, inputs, target, loss_fn, fp32_grads: dict, names: lis
         verdict = {}
         for n in names:
             g32 = fp32_grads[n].abs()
-            dust = (g32 > 0) & (g32 <= biggest * DUST_BELOW)                     # FP32-এর গুঁড়োর জায়গা
+            dust = (g32 > 0) & (g32 <= biggest(scale) * DUST_BELOW)              # FP32-এর গুঁড়োর জায়গা
             gone = grads[n].abs().to(g32.device) <= top * FP64_DUST_BELOW         # FP64-এ সেখানে কী
             verdict[n] = int((dust & gone).sum()) >= CONFIRMED_SHARE * int(dust.sum())
     except Exception:  # noqa: BLE001 — যাচাই না হলে শুধু সন্দেহ; check-up থামে না

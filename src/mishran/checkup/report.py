@@ -155,7 +155,8 @@ class CheckupReport:
     worst_modules: precision → module-এর নাম; underflow_params: ফরম্যাট → parameter-এর নাম (loss scale 1-এ 1%-এর
     বেশি gradient শূন্য)। emulated: লক্ষ্য GPU কিন্তু হিসাব CPU-তে (বা উল্টো) — তখন numbers_label তা বলে।
     rounding_dust: যে parameter-গুলোর rounding-এর গুঁড়ো জানালার নিচের প্রান্ত ঠিক করে → FP64-এ যাচাইয়ের ফল (True:
-    গণিতে শূন্য, False: সত্যিকারের ছোট gradient, None: FP64-এ চলেনি); না থাকলে ফাঁকা (checkup.dust)।
+    গণিতে শূন্য, False: সত্যিকারের ছোট gradient, None: FP64-এ চলেনি); না থাকলে ফাঁকা (checkup.dust);
+    window_without_dust: তখন গুঁড়ো বাদ দিলে জানালা কোথায় হতো (নইলে None)।
     """
 
     model: str
@@ -194,6 +195,7 @@ class CheckupReport:
     advice: str
     ds_config: dict
     rounding_dust: dict = field(default_factory=dict)
+    window_without_dust: LossScaleRange | None = None
 
     def to_dict(self) -> dict:
         """JSON-এ লেখার মতো dict: inf/NaN লেখা হয় "inf"/"nan" হিসেবে, tuple হয় list (পাঠ ১০)।"""

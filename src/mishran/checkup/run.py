@@ -426,10 +426,9 @@ def _measure(step: _Step, state: ModelState, goal: Target, steps: int) -> Checku
         **_by_precision(rows, params, runs, probe, ref_loss))
     for key, value in _verdict_fields(step, state, goal, rows, runs, scale, ref).items():
         setattr(report, key, value)
-    suspects = dust.edge_setters(hists, scale)
+    suspects, report.window_without_dust = dust.edge_setters(hists, scale)
     if suspects:                            # গুঁড়োই কি নিচের প্রান্ত টানছে? FP64-এর কপিতে একই step দিয়ে যাচাই
         state.reset()
-        report.rounding_dust = dust.confirm_in_fp64(model, step.inputs, step.target, step.loss_fn, ref, suspects,
-                                                     max(scale.max_grad, scale.max_activation_grad))
+        report.rounding_dust = dust.confirm_in_fp64(model, step.inputs, step.target, step.loss_fn, ref, suspects, scale)
     report.advice = verdict.advice(report)
     return report

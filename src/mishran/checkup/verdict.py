@@ -12,7 +12,6 @@ import json
 import math
 
 from mishran import precision
-from mishran.checkup.gradients import scale_range, without_dust
 
 __all__ = ["ADDED_LIMIT", "ERROR_FLOOR", "COSINE_FLOOR", "KEPT_SHARE_LIMIT", "UNKNOWN", "innermost", "keep_fp32",
            "broken", "recommend", "ds_config", "advice"]
@@ -161,10 +160,7 @@ def _dust_line(report) -> list[str]:
     found = report.rounding_dust
     if not found:
         return []
-    scale = report.loss_scale
-    biggest = max(scale.max_grad, scale.max_activation_grad)
-    clean, _ = without_dust({r.name: r.histogram for r in report.params}, biggest)
-    other = scale_range(clean, scale.max_grad, scale.max_activation_grad)
+    other = report.window_without_dust
     without = (f"নিরাপদ scale-এর জানালা হতো {_int(other.low)} থেকে {_int(other.high)}" if other.window_ok
                else "নিচের প্রান্ত হতো " + (_int(other.low) if other.low else "2**24-এর ওপরে"))
     dust = [n for n, ok in found.items() if ok]
