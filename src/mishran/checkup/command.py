@@ -68,10 +68,7 @@ def main(argv=None) -> None:
         model, batch, loss_fn = _build(args)
         report = checkup(model, batch, loss_fn=loss_fn, target=args.target, steps=args.steps)
     except (ValueError, TypeError) as err:
-        text = " ".join(str(err).split())
-        if "loss_fn দাও" in text:          # Python-এর কথায় বলা পরামর্শ, command line-এর flag-এ
-            text += " — command line-এ: --loss torch.nn:CrossEntropyLoss"
-        parser.error(text)
+        parser.error(" ".join(str(err).split()))
     except RuntimeError as err:            # torch-এর নিজের ভুল, বাংলা ছাড়া: কোথায় হলো তা বলে এক লাইনে
         parser.error("check-up চলল না (check-up failed): " + " ".join(f"{type(err).__name__}: {err}".split()))
     print(report.advice)

@@ -165,7 +165,8 @@ def _refusal(step: _Step, failed: _ModelFailed) -> ValueError:
     if (isinstance(err, TypeError) and failed.module in ("", None) and step.loss_fn is None
             and isinstance(step.inputs, (list, tuple))):
         text += (f" — batch একটি {type(step.inputs).__name__}, তাই model(*batch) ডাকা হলো ({len(step.inputs)}টি "
-                 "argument); batch যদি (inputs, target) হয়, loss_fn দাও, যেমন loss_fn=torch.nn.CrossEntropyLoss()")
+                 "argument); batch যদি (inputs, target) হয়, loss_fn দাও, যেমন loss_fn=torch.nn.CrossEntropyLoss() "
+                 "(command line-এ: --loss torch.nn:CrossEntropyLoss)")
     return ValueError(text)
 
 
